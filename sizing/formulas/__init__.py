@@ -1,0 +1,8 @@
+"""The formula graph: every derived quantity defined once (see definitions.py)."""
+
+from . import definitions  # noqa: F401  (registers the quantities)
+from .expr import Const, Expr, Missing, Ref, evaluate, refs, to_excel, to_text
+from .graph import COMPARISONS, INPUTS, NA, QUANTITIES, Planned, definition, plan, quantity_defs
+
+__all__ = ["COMPARISONS", "Const", "Expr", "INPUTS", "Missing", "NA", "Planned", "QUANTITIES", "Ref",
+           "definition", "evaluate", "plan", "quantity_defs", "refs", "to_excel", "to_text"]

@@ -1,0 +1,408 @@
+"""Bind a scenario to the formula graph: every (workload, device) pair, sweeps, crossovers and the decision."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from . import formulas as F
+from .errors import Problem
+from .formulas.graph import Comparison, Planned, QuantityDef
+from .schema import OPTIMIZER_STATE_BYTES, PRECISION_BYTES, Entity, Scenario, Value
+from .scenario import Sweep
+
+# Where each input role of the formulas is found: (entity, field path); "{p}" is the precision.
+DEVICE_ROLES = {
+    "compute_rate": "compute.{p}", "delivered_given": "delivered.{p}", "efficiency": "efficiency",
+    "memory": "memory", "memory_bandwidth": "memory_bandwidth", "link_bandwidth": "link.bandwidth",
+    "copy_overhead": "link.copy_overhead", "launch_overhead": "link.launch_overhead",
+    "matrix_unit": "matrix_unit", "price": "price", "cores": "cpu.cores", "fma_units": "cpu.fma_units",
+    "vector_width": "cpu.vector_width", "clock": "cpu.clock",
+}
+MODEL_ROLES = {r: r for r in ("parameters", "active_parameters", "layers", "kv_heads", "head_dim",
+                               "kv_lora_rank", "qk_rope_head_dim")}
+WORKLOAD_ROLES = {
+    "m": "m", "n": "n", "k": "k", "batch": "batch", "input_tokens": "input_tokens",
+    "output_tokens": "output_tokens", "tokens": "tokens", "parameters": "parameters",
+    "peak_traffic": "traffic.peak", "utilisation": "traffic.utilisation",
+    "max_utilisation": "traffic.max_utilisation", "redundancy": "traffic.redundancy",
+    "per_token_target": "targets.per_token_p95", "ttft_target": "targets.ttft_p95",
+    "latency_target": "targets.latency_p95", "job_items": "batch_job.items", "job_tokens": "batch_job.tokens",
+    "trainable": "trainable", "train_devices": "devices",
+}
+# Sweep parameters that are not a field of the same name.
+SWEEP_FIELDS = {"size": ("m", "n", "k"), "utilisation": ("traffic.utilisation",)}
+OBJECTIVE_ALIASES = {"latency": {"generate": "request_latency", "matmul": "total_time", "train": "duration"},
+                     "cost": {"generate": "cost_per_million_tokens", "train": "cost"}}
+REQUIREMENTS = {"fits_memory": "fits", "fits": "fits", "meets_targets": "meets_targets"}
+
+
+@dataclass(frozen=True)
+class Input:
+    """An input cell: one entity field (or a value derived from a choice) used by the formulas."""
+
+    key: str
+    role: str
+    entity: Entity
+    path: str
+    value: Value
+
+    @property
+    def unit(self) -> str:
+        return F.INPUTS[self.role].unit
+
+
+@dataclass
+class Pair:
+    """One workload evaluated on one device."""
+
+    workload: str
+    device: str
+    kind: str
+    planned: list[Planned]
+    compared: list[Planned] = field(default_factory=list)   # relations to the other devices' pairs
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def present(self) -> list[Planned]:
+        return [p for p in self.planned + self.compared if not isinstance(p.expr, F.Missing)]
+
+    def get(self, qid: str, default: Any = None) -> Any:
+        return self.values.get(qid, default)
+
+
+@dataclass
+class SweepResult:
+    parameter: str
+    workload: str
+    values: list
+    series: dict[str, dict[str, list]]          # device -> quantity -> values
+    crossovers: list[dict]
+
+
+@dataclass
+class Results:
+    scenario: Scenario
+    inputs: dict[str, Input]
+    pairs: list[Pair]
+    sweeps: list[SweepResult]
+    decision: dict | None
+    problems: list[Problem]
+
+    def pair(self, workload: str, device: str) -> Pair | None:
+        return next((p for p in self.pairs if p.workload == workload and p.device == device), None)
+
+
+# -- binding --------------------------------------------------------------------------------
+def derived(ent: Entity, path: str, v: Any, unit: str, text: str, source: str, like: str | None = None) -> Value:
+    base = ent.values.get(like) if like else None
+    line, col, file = (base.line, base.col, base.file) if base else (ent.line, ent.col, "")
+    return Value(v, unit, text, file, line, col, source)
+
+
+class Binder:
+    """Collects the inputs of every pair, each entity field once, under stable keys."""
+
+    def __init__(self, scn: Scenario):
+        self.scn = scn
+        self.inputs: dict[str, Input] = {}
+
+    def add(self, role: str, ent: Entity, path: str, value: Value | None = None) -> F.Ref | None:
+        value = value or ent.values.get(path)
+        if value is None:
+            return None
+        key = f"{ent.kind}.{ent.id}.{path}"
+        self.inputs.setdefault(key, Input(key, role, ent, path, value))
+        return F.Ref(key, role)
+
+    def pair_inputs(self, w: Entity, d: Entity | None, precision: str) -> dict[str, F.Ref]:
+        refs: dict[str, F.Ref | None] = {}
+        if d is not None:
+            for role, path in DEVICE_ROLES.items():
+                refs[role] = self.add(role, d, path.format(p=precision))
+        if (mid := w.get("model")) is not None:
+            m = self.scn.models[mid]
+            for role, path in MODEL_ROLES.items():
+                refs[role] = self.add(role, m, path)
+        for role, path in WORKLOAD_ROLES.items():
+            refs[role] = self.add(role, w, path) or refs.get(role)
+        refs.update(self.choices(w, precision))
+        return {r: ref for r, ref in refs.items() if ref is not None}
+
+    def choices(self, w: Entity, precision: str) -> dict[str, F.Ref | None]:
+        """Inputs derived from a choice: bytes per value, training state bytes, default utilisation."""
+        out = {"bytes_per_value": self.choice(w, "bytes_per_value", precision, "precision")}
+        if w.has("kv_precision"):
+            kvp = w.get("kv_precision")
+            out["kv_bytes_per_value"] = self.choice(w, "kv_bytes_per_value", kvp, "kv_precision")
+        if w.has("optimizer"):
+            opt = w.get("optimizer")
+            v = derived(w, "state_bytes_per_parameter", OPTIMIZER_STATE_BYTES[opt], "byte", opt,
+                        f"optimizer {opt}: mixed-precision state bytes per parameter", like="optimizer")
+            out["state_bytes_per_parameter"] = self.add("state_bytes_per_parameter", w,
+                                                        "state_bytes_per_parameter", v)
+        if not w.has("traffic.utilisation") and w.get("kind") in ("generate", "forward"):
+            v = derived(w, "traffic.utilisation", 1.0, "", "100 %", "default: busy all the time")
+            out["utilisation"] = self.add("utilisation", w, "traffic.utilisation", v)
+        return out
+
+    def choice(self, w: Entity, role: str, precision: str, like: str) -> F.Ref | None:
+        nbytes = PRECISION_BYTES[precision]
+        v = derived(w, role, nbytes, "byte", precision, f"{precision} = {nbytes:g} bytes per value", like=like)
+        return self.add(role, w, f"{role}.{precision}" if like == "sweep" else role, v)
+
+
+def texts_for(w: Entity, d: Entity | None, precision: str) -> dict[str, str]:
+    t = {"precision": precision, "operands": w.get("operands"), "method": w.get("method")}
+    if d is not None:
+        t["device_kind"] = d.get("kind")
+    return {k: v for k, v in t.items() if v is not None}
+
+
+def pair_plan(binder: Binder, w: Entity, d: Entity, precision: str | None = None) -> list[Planned]:
+    precision = precision or w.get("precision")
+    inputs = binder.pair_inputs(w, d, precision)
+    return F.plan(w.get("kind"), inputs, texts_for(w, d, precision), f"{w.id}/{d.id}/")
+
+
+def comparison_plans(pairs: list[Pair]) -> None:
+    """Append the cross-device quantities (speed-up against each other device) to each pair."""
+    for c in F.COMPARISONS:
+        for p in pairs:
+            if p.kind not in c.kinds:
+                continue
+            this = plan_ref(p, c.base)
+            for other in pairs:
+                that = plan_ref(other, c.base)
+                if other is p or other.workload != p.workload or this is None or that is None:
+                    continue
+                d = QuantityDef(f"{c.id}_{other.device}", c.unit, f"{c.description} ({other.device})",
+                                c.kinds, c.fn)
+                p.compared.append(Planned(d, c.fn(this, that), f"{p.workload}/{p.device}/{d.id}"))
+
+
+def plan_ref(p: Pair, qid: str) -> F.Ref | None:
+    return next((F.Ref(x.key, qid) for x in p.planned if x.d.id == qid and not isinstance(x.expr, F.Missing)), None)
+
+
+# -- evaluation -----------------------------------------------------------------------------
+def run(pairs: list[Pair], env: dict[str, Any]) -> dict[str, Any]:
+    """Evaluate every present quantity of the pairs in order; env gains the results."""
+    for stage in ("planned", "compared"):
+        for p in pairs:
+            for x in getattr(p, stage):
+                if not isinstance(x.expr, F.Missing):
+                    env[x.key] = F.evaluate(x.expr, env)
+    return env
+
+
+def scalar(v: Any) -> Any:
+    if isinstance(v, (np.bool_, bool)):
+        return bool(v)
+    if isinstance(v, (np.floating, np.integer, int, float)):
+        return float(v)
+    if isinstance(v, np.ndarray) and v.shape == ():
+        return scalar(v.item())
+    return v
+
+
+def evaluate(scn: Scenario) -> Results:
+    """Evaluate every pair named by `compare`, then sweeps and the decision."""
+    binder = Binder(scn)
+    pairs = []
+    for w in scn.workloads.values():
+        for did in scn.compare:
+            pairs.append(Pair(w.id, did, w.get("kind"), pair_plan(binder, w, scn.devices[did])))
+    pairs += benchmark_pairs(binder, scn)
+    comparison_plans(pairs)
+    env = run(pairs, {k: i.value.value for k, i in binder.inputs.items()})
+    for p in pairs:
+        p.values = {x.d.id: scalar(env[x.key]) for x in p.present()}
+    problems = warnings(scn, pairs)
+    sweeps = [s for s in (sweep(scn, binder, pairs, env),) if s] if scn.sweep else []
+    results = Results(scn, binder.inputs, pairs, [x for s in sweeps for x in s], None, problems)
+    results.decision = decide(results)
+    return results
+
+
+def benchmark_pairs(binder: Binder, scn: Scenario) -> list[Pair]:
+    out = []
+    for b in scn.benchmarks:
+        tp = b.values["throughput_output_tokens_per_s"]
+        price = b.values["hourly_cost_usd"]
+        refs = {
+            "measured_throughput": binder.add("measured_throughput", b, "throughput_output_tokens_per_s",
+                                              replace(tp, unit="token/s")),
+            "measured_price": binder.add("measured_price", b, "hourly_cost_usd",
+                                         replace(price, value=price.value / 3600, unit="USD/s")),
+            "utilisation": binder.add("utilisation", b, "utilisation",
+                                      b.values.get("utilisation") or derived(b, "utilisation", 1.0, "", "100 %",
+                                                                             "default: busy all the time")),
+        }
+        planned = F.plan("benchmark", refs, {}, f"{b.id}/record/")
+        out.append(Pair(b.id, b.get("device", "record"), "benchmark", planned))
+    return out
+
+
+def warnings(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
+    """A warning for each quantity left out for want of an input, once per entity and message."""
+    seen, out = set(), []
+    for p in pairs:
+        if p.kind == "benchmark":
+            continue
+        w, d = scn.workloads[p.workload], scn.devices[p.device]
+        for x in p.planned:
+            if not (isinstance(x.expr, F.Missing) and x.d.warn and x.expr.names & set(x.d.warn_on)):
+                continue
+            ent = d if x.expr.names & set(DEVICE_ROLES) else scn.models.get(w.get("model"), w)
+            subject = f"workloads.{w.id} on {d.id}"
+            msg = f"{subject}: {x.d.warn}"
+            if (ent.id, x.d.warn) in seen:
+                continue
+            seen.add((ent.id, x.d.warn))
+            out.append(Problem(scn.file, ent.line, ent.col, f"{ent.kind}s.{ent.id}", msg, "warning"))
+    return out
+
+
+# -- sweeps ---------------------------------------------------------------------------------
+def sweep(scn: Scenario, binder: Binder, pairs: list[Pair], env: dict[str, Any]) -> list[SweepResult]:
+    s: Sweep = scn.sweep
+    out = []
+    for w in scn.workloads.values():
+        if s.workload and w.id != s.workload:
+            continue
+        if s.parameter == "precision":
+            res = precision_sweep(scn, binder, w, s)
+        else:
+            paths = SWEEP_FIELDS.get(s.parameter, (s.parameter,))
+            keys = [f"workload.{w.id}.{p}" for p in paths]
+            if not all(k in binder.inputs for k in keys):
+                continue
+            res = numeric_sweep(w, [p for p in pairs if p.workload == w.id], env, keys, s)
+        if res:
+            out.append(res)
+    return out
+
+
+def numeric_sweep(w: Entity, pairs: list[Pair], env: dict[str, Any], keys: list[str], s: Sweep) -> SweepResult:
+    xs = np.asarray(s.values, dtype=float)
+    senv = dict(env)
+    for k in keys:
+        senv[k] = xs
+    run(pairs, senv)
+    series = {p.device: {x.d.id: as_list(senv[x.key], len(xs)) for x in p.present()} for p in pairs}
+    res = SweepResult(s.parameter, w.id, [float(x) for x in xs], series, [])
+    res.crossovers = crossovers(w, pairs, senv, keys, res)
+    return res
+
+
+def as_list(v: Any, n: int) -> list:
+    arr = np.broadcast_to(np.asarray(v), (n,))
+    return [scalar(x) for x in arr]
+
+
+def precision_sweep(scn: Scenario, binder: Binder, w: Entity, s: Sweep) -> SweepResult:
+    series: dict[str, dict[str, list]] = {}
+    for prec in s.values:
+        tmp = Binder(scn)
+        tmp.inputs = dict(binder.inputs)
+        wp = Entity(w.kind, w.id, dict(w.values), w.line, w.col)
+        wp.values["precision"] = replace(w.values["precision"], value=prec, text=prec)
+        if w.has("kv_precision"):
+            wp.values["kv_precision"] = replace(w.values["kv_precision"], value=prec, text=prec)
+        ps = [Pair(w.id, d, w.get("kind"), pair_plan(tmp, wp, scn.devices[d], prec)) for d in scn.compare]
+        senv = run(ps, {k: i.value.value for k, i in tmp.inputs.items()})
+        for p in ps:
+            dev = series.setdefault(p.device, {})
+            for x in p.planned:
+                dev.setdefault(x.d.id, []).append(None if isinstance(x.expr, F.Missing) else scalar(senv[x.key]))
+    return SweepResult("precision", w.id, list(s.values), series, [])
+
+
+def crossovers(w: Entity, pairs: list[Pair], env: dict, keys: list[str], res: SweepResult) -> list[dict]:
+    """Where one device starts to beat another (time quantities), and where decode turns compute-bound."""
+    out = []
+    base = {"matmul": "total_time", "forward": "latency", "generate": "step_time"}.get(w.get("kind"))
+    xs = np.asarray(res.values)
+    for i, a in enumerate(pairs):
+        for b in pairs[i + 1:]:
+            ta, tb = res.series[a.device].get(base), res.series[b.device].get(base)
+            if ta is None or tb is None:
+                continue
+            diff = np.asarray(ta, dtype=float) - np.asarray(tb, dtype=float)
+            for j in np.nonzero(np.sign(diff[:-1]) * np.sign(diff[1:]) < 0)[0]:
+                x = refine(pairs, (a, b), base, env, keys, xs[j], xs[j + 1])
+                faster = b.device if diff[j + 1] > 0 else a.device
+                out.append({"kind": "faster", "quantity": base, "between": [a.device, b.device],
+                            "at": x, "from_here_faster": faster})
+    for p in pairs:
+        bound = res.series[p.device].get("bound")
+        if bound and "memory" in bound and "compute" in bound:
+            first = next(x for x, v in zip(res.values, bound) if v == "compute")
+            out.append({"kind": "compute_bound", "device": p.device, "at": first})
+    return out
+
+
+def refine(pairs, ab, qid: str, env: dict, keys: list[str], lo: float, hi: float) -> float:
+    """Locate a sign change of ta - tb between lo and hi on a fine geometric grid."""
+    xs = np.geomspace(lo, hi, 2001)
+    senv = dict(env)
+    for k in keys:
+        senv[k] = xs
+    run(list(ab), senv)
+    ta, tb = (np.broadcast_to(senv[f"{p.workload}/{p.device}/{qid}"], xs.shape) for p in ab)
+    diff = ta - tb
+    j = int(np.nonzero(np.sign(diff[:-1]) * np.sign(diff[1:]) <= 0)[0][0])
+    x0, x1, d0, d1 = xs[j], xs[j + 1], diff[j], diff[j + 1]
+    return float(x0 - d0 * (x1 - x0) / (d1 - d0)) if d1 != d0 else float(x0)
+
+
+# -- decision -------------------------------------------------------------------------------
+def objective_id(objective: str, kind: str) -> str:
+    return OBJECTIVE_ALIASES.get(objective, {}).get(kind, objective)
+
+
+def decide(r: Results) -> dict | None:
+    """Rank the compared devices by the objective; list each requirement an option fails."""
+    dec = r.scenario.decision
+    objective = dec.get("objective") if dec else "cost_per_million_tokens"
+    wid = dec.get("workload") if dec else None
+    if wid is None:
+        wid = next((p.workload for p in r.pairs if p.kind != "benchmark"
+                    and objective_id(objective, p.kind) in p.values), None)
+    if wid is None:
+        return None
+    kind = r.scenario.workloads[wid].get("kind")
+    qid = objective_id(objective, kind)
+    d = F.definition(qid)
+    maximise = bool(d and d.maximise)
+    require = [v.value for k, v in sorted(dec.values.items()) if k.startswith("require[")] if dec else []
+    options = []
+    for did in r.scenario.compare:
+        p = r.pair(wid, did)
+        value = p.get(qid) if p else None
+        fails = failures(r, did, require)
+        if isinstance(value, float) and not math.isfinite(value):
+            value = None
+        options.append({"device": did, "value": value, "passes": not fails, "failures": fails})
+    sign = -1 if maximise else 1
+    options.sort(key=lambda o: (not o["passes"], o["value"] is None,
+                                sign * o["value"] if isinstance(o["value"], float) else 0))
+    for i, o in enumerate(options):
+        o["rank"] = i + 1
+    best = options[0] if options and options[0]["passes"] and options[0]["value"] is not None else None
+    return {"objective": objective, "quantity": qid, "unit": d.unit if d else "", "workload": wid,
+            "maximise": maximise, "require": require, "ranking": options,
+            "recommendation": best["device"] if best else None}
+
+
+def failures(r: Results, did: str, require: list[str]) -> list[dict]:
+    out = []
+    for req in require:
+        qid = REQUIREMENTS.get(req, req)
+        for p in r.pairs:
+            if p.device == did and p.values.get(qid) is False:
+                out.append({"requirement": req, "workload": p.workload, "quantity": qid})
+    return out

@@ -1,0 +1,524 @@
+"""Every derived quantity of sizing, each defined once (device, matmul, generate, forward, train, benchmark)."""
+
+from __future__ import annotations
+
+from .expr import (Const, all_present, ceil, first_present, floor, max_present, maximum, minimum,
+                   sum_present, where)
+from .graph import ALL, NA, comparison, inp, quantity
+
+# Unit factors: literals that carry a unit so that the pint check sees them.
+FLOP_PER_MAC = Const(2, "FLOP")                 # one multiply-add = 2 FLOPs
+FLOP_PER_PARAM_TOKEN = Const(2, "FLOP/token")   # forward pass: ~2 FLOPs per parameter per token
+TRAIN_FLOP_PER_PARAM_TOKEN = Const(6, "FLOP/token")  # forward + backward: ~6 FLOPs
+TOKEN = Const(1, "token")
+REQUEST = Const(1, "request")
+PER_MILLION = Const(1e6, "token/Mtoken")        # USD/token -> USD per million tokens
+MONTH = Const(2629800, "s/month")               # one month = 1/12 of 365.25 days
+HOST_COPIES = 3                                 # A in, B in, C out
+REQUEST_COPIES = 2                              # input in, output out
+KV_TENSORS = 2                                  # keys and values
+
+# -- inputs ---------------------------------------------------------------------------------
+inp("compute_rate", "FLOP/s", "peak dense rate at the workload's precision")
+inp("delivered_given", "FLOP/s", "delivered rate at the workload's precision, as given")
+inp("efficiency", "", "delivered / peak where no delivered rate is given")
+inp("memory", "byte", "device memory capacity")
+inp("memory_bandwidth", "byte/s", "device memory bandwidth")
+inp("link_bandwidth", "byte/s", "host link bandwidth per direction")
+inp("copy_overhead", "s", "fixed time per copy over the link")
+inp("launch_overhead", "s", "fixed time to launch a kernel")
+inp("matrix_unit", "", "matrix unit tile edge")
+inp("price", "USD/s", "rental price per device")
+inp("cores", "", "CPU cores")
+inp("fma_units", "", "vector FMA units per core")
+inp("vector_width", "byte", "vector register width")
+inp("clock", "1/s", "CPU clock")
+inp("bytes_per_value", "byte", "bytes per value at the workload's precision")
+inp("kv_bytes_per_value", "byte", "bytes per KV cache value")
+inp("m", "", "rows of A and C")
+inp("n", "", "columns of B and C")
+inp("k", "", "inner dimension")
+inp("parameters", "", "model parameters")
+inp("active_parameters", "", "parameters used per token (mixture-of-experts)")
+inp("layers", "", "transformer layers")
+inp("kv_heads", "", "key/value heads")
+inp("head_dim", "", "dimension per head")
+inp("kv_lora_rank", "", "latent KV rank (multi-head latent attention)")
+inp("qk_rope_head_dim", "", "decoupled RoPE key dimension (multi-head latent attention)")
+inp("batch", "", "sequences decoded together")
+inp("input_tokens", "token", "prompt tokens per request")
+inp("output_tokens", "token", "generated tokens per request")
+inp("tokens", "token", "tokens per request (forward) or training tokens (train)")
+inp("peak_traffic", "request/s", "peak arrival rate")
+inp("utilisation", "", "average busy fraction of the devices")
+inp("max_utilisation", "", "highest planned utilisation at the peak")
+inp("redundancy", "", "extra replicas beyond the peak's need")
+inp("per_token_target", "s", "per-token time target (p95)")
+inp("ttft_target", "s", "time to first token target (p95)")
+inp("latency_target", "s", "request latency target (p95)")
+inp("job_items", "", "items in the bulk job")
+inp("job_tokens", "token", "tokens per item of the bulk job")
+inp("state_bytes_per_parameter", "byte", "training state bytes per trainable parameter")
+inp("trainable", "", "trainable share of the parameters (LoRA)")
+inp("train_devices", "", "devices used for training")
+inp("measured_throughput", "token/s", "measured output tokens per second")
+inp("measured_price", "USD/s", "price per device-hour as recorded")
+
+# -- device ---------------------------------------------------------------------------------
+@quantity(ALL, "cpu_peak_rate", "FLOP/s",
+          "CPU peak from micro-architecture: cores × FMA units × lanes × 2 FLOP × clock", display="GFLOP/s")
+def cpu_peak_rate(q):
+    if q.text("precision") not in ("fp32", "fp64"):
+        return NA
+    lanes = q.vector_width / q.bytes_per_value
+    return q.cores * q.fma_units * lanes * FLOP_PER_MAC * q.clock
+
+
+@quantity(ALL, "peak_rate", "FLOP/s", "peak dense rate at the workload's precision", display="TFLOP/s",
+          warn="the device has no rate at this precision: times and rates not computed",
+          warn_on=("compute_rate",))
+def peak_rate(q):
+    return first_present(q.compute_rate, q.cpu_peak_rate)
+
+
+@quantity(ALL, "delivered_rate", "FLOP/s", "rate the workload gets: as given, else peak × efficiency",
+          display="TFLOP/s")
+def delivered_rate(q):
+    return first_present(q.delivered_given, q.peak_rate * q.efficiency)
+
+
+@quantity(ALL, "ridge_point", "FLOP/byte", "intensity above which the device is compute-bound: peak / bandwidth")
+def ridge_point(q):
+    return q.peak_rate / q.memory_bandwidth
+
+
+# -- matmul ---------------------------------------------------------------------------------
+@quantity("matmul", "flops", "FLOP", "operations of C = A·B: 2 m n k", display="GFLOP")
+def mm_flops(q):
+    return FLOP_PER_MAC * q.m * q.n * q.k
+
+
+@quantity("matmul", "macs", "", "multiply-accumulates: m n k")
+def mm_macs(q):
+    return q.m * q.n * q.k
+
+
+@quantity("matmul", "bytes", "byte", "bytes moved at least once: A, B and C at the precision", display="MB")
+def mm_bytes(q):
+    return (q.m * q.k + q.k * q.n + q.m * q.n) * q.bytes_per_value
+
+
+@quantity("matmul", "intensity", "FLOP/byte", "arithmetic intensity: FLOPs per byte moved")
+def mm_intensity(q):
+    return q.flops / q.bytes
+
+
+@quantity("matmul", "attainable_rate", "FLOP/s", "roofline: min(peak, bandwidth × intensity)", display="TFLOP/s")
+def mm_attainable(q):
+    return minimum(q.peak_rate, q.memory_bandwidth * q.intensity)
+
+
+@quantity("matmul", "bound", "", "which roof limits: memory below the ridge point, compute above")
+def mm_bound(q):
+    return where(q.intensity < q.ridge_point, "memory", "compute")
+
+
+@quantity("matmul", "padding_efficiency", "", "share of useful work when dimensions are padded to the matrix unit")
+def mm_padding(q):
+    t = q.matrix_unit
+    padded = ceil(q.m / t) * t * (ceil(q.n / t) * t) * (ceil(q.k / t) * t)
+    return q.m * q.n * q.k / padded
+
+
+@quantity("matmul", "compute_time", "s", "FLOPs at the delivered rate (padded work where a matrix unit is given)",
+          display="us")
+def mm_compute_time(q):
+    useful = q.flops / q.delivered_rate
+    return useful / q.padding_efficiency if q.has("padding_efficiency") else useful
+
+
+@quantity("matmul", "memory_time", "s", "bytes at the memory bandwidth", display="us",
+          warn="no memory bandwidth: the memory-bound time is not counted", warn_on=("memory_bandwidth",))
+def mm_memory_time(q):
+    return q.bytes / q.memory_bandwidth
+
+
+@quantity("matmul", "kernel_time", "s", "on-device time: max(compute time, memory time)", display="us")
+def mm_kernel_time(q):
+    return max_present(q.compute_time, q.memory_time)
+
+
+@quantity("matmul", "transfer_time", "s", "bytes over the host link (operands on the host)", display="us")
+def mm_transfer_time(q):
+    if q.text("operands") != "host":
+        return NA
+    return q.bytes / q.link_bandwidth
+
+
+@quantity("matmul", "overhead_time", "s", "3 copies × copy overhead + launch overhead", display="us")
+def mm_overhead_time(q):
+    copies = HOST_COPIES * q.copy_overhead if q.text("operands") == "host" and q.has("link_bandwidth") else NA
+    return sum_present(copies, q.launch_overhead)
+
+
+@quantity("matmul", "total_time", "s", "elapsed: overhead + transfer + kernel", display="us")
+def mm_total_time(q):
+    return sum_present(q.overhead_time, q.transfer_time, q.kernel_time)
+
+
+@quantity("matmul", "transfer_share", "", "share of the elapsed time spent on the link")
+def mm_transfer_share(q):
+    return q.transfer_time / q.total_time
+
+
+@quantity("matmul", "effective_rate", "FLOP/s", "delivered application rate: FLOPs / elapsed time",
+          display="TFLOP/s", maximise=True)
+def mm_effective_rate(q):
+    return q.flops / q.total_time
+
+
+@comparison(("matmul",), "speedup_vs", "", "elapsed time on the other device / elapsed time here",
+            base="total_time")
+def mm_speedup(this, other):
+    return other / this
+
+
+# -- generate (LLM serving) -----------------------------------------------------------------
+def used_parameters(q):
+    """Parameters that do work per token: active ones for mixture-of-experts."""
+    return first_present(q.active_parameters, q.parameters)
+
+
+@quantity("generate", "weights_bytes", "byte", "weights: parameters × bytes per value", display="GB")
+def gen_weights(q):
+    return q.parameters * q.bytes_per_value
+
+
+@quantity("generate", "kv_bytes_per_token", "byte/token",
+          "KV cache per token: 2 × layers × kv_heads × head_dim × KV bytes (latent rank for MLA)",
+          display="kB/token", warn="the model has no architecture (layers, kv_heads, head_dim): KV cache not counted",
+          warn_on=("layers", "kv_heads", "head_dim"))
+def gen_kv_per_token(q):
+    if q.has("kv_lora_rank"):
+        width = q.kv_lora_rank + q.qk_rope_head_dim
+        return q.layers * width * q.kv_bytes_per_value / TOKEN
+    return KV_TENSORS * q.layers * q.kv_heads * q.head_dim * q.kv_bytes_per_value / TOKEN
+
+
+@quantity("generate", "context_tokens", "token", "tokens held per sequence: input + output")
+def gen_context(q):
+    return q.input_tokens + q.output_tokens
+
+
+@quantity("generate", "kv_cache_bytes", "byte", "KV cache of the batch: batch × context × KV per token", display="GB")
+def gen_kv_cache(q):
+    return q.batch * q.context_tokens * q.kv_bytes_per_token
+
+
+@quantity("generate", "memory_required", "byte", "weights + KV cache", display="GB")
+def gen_memory_required(q):
+    return sum_present(q.weights_bytes, q.kv_cache_bytes)
+
+
+@quantity("generate", "fits", "", "memory required ≤ device memory")
+def gen_fits(q):
+    return q.memory_required <= q.memory
+
+
+@quantity("generate", "headroom", "byte", "device memory − memory required", display="GB")
+def gen_headroom(q):
+    return q.memory - q.memory_required
+
+
+@quantity("generate", "max_batch", "", "largest batch whose KV cache fits beside the weights", maximise=True)
+def gen_max_batch(q):
+    return maximum(0, floor((q.memory - q.weights_bytes) / (q.context_tokens * q.kv_bytes_per_token)))
+
+
+@quantity("generate", "devices_to_fit", "", "devices needed to hold the weights")
+def gen_devices_to_fit(q):
+    return ceil(q.weights_bytes / q.memory)
+
+
+@quantity("generate", "step_tokens", "token", "tokens produced per decode step: one per sequence")
+def gen_step_tokens(q):
+    return q.batch * TOKEN
+
+
+@quantity("generate", "step_flops", "FLOP", "decode step: 2 × parameters used × tokens of the step", display="GFLOP")
+def gen_step_flops(q):
+    return FLOP_PER_PARAM_TOKEN * used_parameters(q) * q.step_tokens
+
+
+@quantity("generate", "kv_read_bytes", "byte",
+          "KV cache read per step at the average position: batch × (input + output / 2) × KV per token",
+          display="GB")
+def gen_kv_read(q):
+    return q.batch * (q.input_tokens + q.output_tokens / 2) * q.kv_bytes_per_token
+
+
+@quantity("generate", "step_bytes", "byte", "bytes read per decode step: weights + KV reads", display="GB")
+def gen_step_bytes(q):
+    return sum_present(q.weights_bytes, q.kv_read_bytes)
+
+
+@quantity("generate", "intensity", "FLOP/byte", "decode step FLOPs per byte read")
+def gen_intensity(q):
+    return q.step_flops / q.step_bytes
+
+
+@quantity("generate", "step_memory_time", "s", "decode step bytes at the memory bandwidth", display="ms",
+          warn="no memory bandwidth: the memory-bound decode time is not counted",
+          warn_on=("memory_bandwidth",))
+def gen_step_memory_time(q):
+    return q.step_bytes / q.memory_bandwidth
+
+
+@quantity("generate", "step_compute_time", "s", "decode step FLOPs at the delivered rate", display="ms")
+def gen_step_compute_time(q):
+    return q.step_flops / q.delivered_rate
+
+
+@quantity("generate", "step_time", "s", "decode step: max(memory time, compute time)", display="ms")
+def gen_step_time(q):
+    return max_present(q.step_memory_time, q.step_compute_time)
+
+
+@quantity("generate", "bound", "", "which roof limits the decode step")
+def gen_bound(q):
+    return where(q.step_memory_time >= q.step_compute_time, "memory", "compute")
+
+
+@quantity("generate", "tokens_per_s_per_user", "token/s", "what one user sees: 1 token per step", display="token/s",
+          maximise=True)
+def gen_tokens_per_user(q):
+    return TOKEN / q.step_time
+
+
+@quantity("generate", "tokens_per_s", "token/s", "aggregate output rate: batch tokens per step", display="token/s",
+          maximise=True)
+def gen_tokens_per_s(q):
+    return q.step_tokens / q.step_time
+
+
+@quantity("generate", "compute_bound_batch", "",
+          "batch at which the decode step turns compute-bound (memory time = compute time)")
+def gen_compute_bound_batch(q):
+    per_seq_flops_time = FLOP_PER_PARAM_TOKEN * used_parameters(q) * TOKEN / q.delivered_rate
+    if not q.has("kv_bytes_per_token"):
+        return q.weights_bytes / q.memory_bandwidth / per_seq_flops_time
+    per_seq_kv_time = (q.input_tokens + q.output_tokens / 2) * q.kv_bytes_per_token / q.memory_bandwidth
+    gain = per_seq_flops_time - per_seq_kv_time
+    return where(gain > 0, q.weights_bytes / q.memory_bandwidth / gain, "never")
+
+
+@quantity("generate", "prefill_flops", "FLOP", "prompt processing: 2 × parameters used × input tokens", display="TFLOP")
+def gen_prefill_flops(q):
+    return FLOP_PER_PARAM_TOKEN * used_parameters(q) * q.input_tokens
+
+
+@quantity("generate", "prefill_time", "s", "prefill: max(FLOPs at the delivered rate, weights at the bandwidth)",
+          display="ms")
+def gen_prefill_time(q):
+    return max_present(q.prefill_flops / q.delivered_rate, q.weights_bytes / q.memory_bandwidth)
+
+
+@quantity("generate", "ttft", "s", "time to first token: the prefill (no queueing)", display="ms")
+def gen_ttft(q):
+    return q.prefill_time
+
+
+@quantity("generate", "request_latency", "s", "time to first token + output tokens × step time", display="s")
+def gen_request_latency(q):
+    return q.ttft + q.output_tokens / TOKEN * q.step_time
+
+
+@quantity("generate", "requests_per_s", "request/s", "requests one device completes per second at this batch",
+          display="request/s", maximise=True)
+def gen_requests_per_s(q):
+    return q.tokens_per_s / q.output_tokens * REQUEST
+
+
+@quantity("generate", "cost_per_million_tokens", "USD/Mtoken",
+          "price / (tokens per second × utilisation), per million output tokens", display="USD/Mtoken",
+          warn="no price: cost not computed", warn_on=("price",))
+def gen_cost_per_million(q):
+    return q.price * q.devices_to_fit / (q.tokens_per_s * q.utilisation) * PER_MILLION
+
+
+@quantity("generate", "replicas", "", "replicas for the peak at the maximum utilisation, plus redundancy")
+def gen_replicas(q):
+    return ceil(q.peak_traffic / (q.requests_per_s * q.max_utilisation)) + q.redundancy
+
+
+@quantity("generate", "monthly_cost", "USD/month", "replicas × devices per replica × price × one month",
+          display="USD/month")
+def gen_monthly_cost(q):
+    return q.replicas * q.devices_to_fit * q.price * MONTH
+
+
+@quantity("generate", "meets_per_token", "", "step time ≤ per-token target")
+def gen_meets_per_token(q):
+    return q.step_time <= q.per_token_target
+
+
+@quantity("generate", "meets_ttft", "", "time to first token ≤ target")
+def gen_meets_ttft(q):
+    return q.ttft <= q.ttft_target
+
+
+@quantity("generate", "meets_targets", "", "every latency target given is met")
+def gen_meets_targets(q):
+    return all_present(q.meets_per_token, q.meets_ttft)
+
+
+# -- forward (encoders, embedders, classifiers, edge models) --------------------------------
+@quantity("forward", "footprint_bytes", "byte", "weights: parameters × bytes per value", display="MB")
+def fw_footprint(q):
+    return q.parameters * q.bytes_per_value
+
+
+@quantity("forward", "fits", "", "footprint ≤ device memory")
+def fw_fits(q):
+    return q.footprint_bytes <= q.memory
+
+
+@quantity("forward", "flops_per_request", "FLOP", "2 × parameters × tokens", display="GFLOP")
+def fw_flops(q):
+    return FLOP_PER_PARAM_TOKEN * q.parameters * q.tokens
+
+
+@quantity("forward", "compute_time", "s", "FLOPs at the delivered rate", display="ms")
+def fw_compute_time(q):
+    return q.flops_per_request / q.delivered_rate
+
+
+@quantity("forward", "memory_time", "s", "weights streamed once at the memory bandwidth", display="ms")
+def fw_memory_time(q):
+    return q.footprint_bytes / q.memory_bandwidth
+
+
+@quantity("forward", "overhead_time", "s", "over a host link: 2 copies × copy overhead + launch overhead",
+          display="us")
+def fw_overhead(q):
+    if not q.has("link_bandwidth"):
+        return NA
+    return sum_present(REQUEST_COPIES * q.copy_overhead, q.launch_overhead)
+
+
+@quantity("forward", "latency", "s", "max(compute time, memory time) + link overheads", display="ms")
+def fw_latency(q):
+    return sum_present(max_present(q.compute_time, q.memory_time), q.overhead_time)
+
+
+@quantity("forward", "requests_per_s", "request/s", "requests one device serves per second, one at a time",
+          display="request/s", maximise=True)
+def fw_requests_per_s(q):
+    return REQUEST / q.latency
+
+
+@quantity("forward", "devices_needed", "", "devices for the peak at the maximum utilisation, plus redundancy")
+def fw_devices_needed(q):
+    return ceil(q.peak_traffic / (q.requests_per_s * q.max_utilisation)) + q.redundancy
+
+
+@quantity("forward", "meets_latency", "", "latency ≤ target")
+def fw_meets_latency(q):
+    return q.latency <= q.latency_target
+
+
+@quantity("forward", "meets_targets", "", "every latency target given is met")
+def fw_meets_targets(q):
+    return q.meets_latency
+
+
+@quantity("forward", "cost_per_million_requests", "USD", "price / (requests per second × utilisation) × 1e6",
+          display="USD")
+def fw_cost_per_million(q):
+    return q.price / (q.requests_per_s * q.utilisation) * REQUEST * 1e6
+
+
+@quantity("forward", "item_time", "s", "bulk job: one item's FLOPs at the delivered rate", display="ms")
+def fw_item_time(q):
+    return FLOP_PER_PARAM_TOKEN * q.parameters * q.job_tokens / q.delivered_rate
+
+
+@quantity("forward", "batch_job_time", "s", "bulk job: items × item time", display="h")
+def fw_batch_job_time(q):
+    return q.job_items * q.item_time
+
+
+@quantity("forward", "batch_job_cost", "USD", "bulk job: time × price", display="USD")
+def fw_batch_job_cost(q):
+    return q.batch_job_time * q.price
+
+
+@comparison(("forward",), "speedup_vs", "", "latency on the other device / latency here", base="latency")
+def fw_speedup(this, other):
+    return other / this
+
+
+# -- train ----------------------------------------------------------------------------------
+@quantity("train", "trainable_parameters", "", "parameters trained: all (full) or the LoRA share")
+def tr_trainable(q):
+    return q.parameters * q.trainable if q.text("method") == "lora" else q.parameters
+
+
+@quantity("train", "frozen_bytes", "byte", "LoRA: frozen base weights at the precision", display="GB")
+def tr_frozen(q):
+    return q.parameters * q.bytes_per_value if q.text("method") == "lora" else NA
+
+
+@quantity("train", "state_bytes", "byte",
+          "training state: trainable parameters × state bytes per parameter (+ frozen weights)", display="GB")
+def tr_state(q):
+    return sum_present(q.frozen_bytes, q.trainable_parameters * q.state_bytes_per_parameter)
+
+
+@quantity("train", "fits", "", "state ≤ one device's memory (activations not counted)")
+def tr_fits(q):
+    return q.state_bytes <= q.memory
+
+
+@quantity("train", "devices_to_fit", "", "devices needed when the state is sharded")
+def tr_devices_to_fit(q):
+    return ceil(q.state_bytes / q.memory)
+
+
+@quantity("train", "devices", "", "devices used: as given, else the fewest that hold the state")
+def tr_devices(q):
+    return first_present(q.train_devices, q.devices_to_fit)
+
+
+@quantity("train", "flops", "FLOP", "6 × parameters × tokens", display="PFLOP")
+def tr_flops(q):
+    return TRAIN_FLOP_PER_PARAM_TOKEN * q.parameters * q.tokens
+
+
+@quantity("train", "duration", "s", "FLOPs / (delivered rate × devices)", display="h")
+def tr_duration(q):
+    return q.flops / (q.delivered_rate * q.devices)
+
+
+@quantity("train", "cost", "USD", "duration × devices × price", display="USD", warn="no price: cost not computed",
+          warn_on=("price",))
+def tr_cost(q):
+    return q.duration * q.devices * q.price
+
+
+# -- benchmark records ----------------------------------------------------------------------
+@quantity("benchmark", "cost_per_million_tokens", "USD/Mtoken",
+          "recorded price / measured output tokens per second, per million tokens", display="USD/Mtoken")
+def bm_cost(q):
+    return q.measured_price / q.measured_throughput * PER_MILLION
+
+
+@quantity("benchmark", "effective_throughput", "token/s", "measured throughput × utilisation", display="token/s")
+def bm_effective(q):
+    return q.measured_throughput * q.utilisation
+
+
+@quantity("benchmark", "cost_per_million_tokens_at_utilisation", "USD/Mtoken",
+          "recorded price / (measured throughput × utilisation), per million tokens", display="USD/Mtoken")
+def bm_cost_at_utilisation(q):
+    return q.measured_price / q.effective_throughput * PER_MILLION

@@ -1,0 +1,259 @@
+"""A tiny expression type: one definition, evaluated on floats, numpy arrays and pint, or rendered as Excel or text."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import reduce
+from typing import Any, Callable
+
+import numpy as np
+
+PRECEDENCE = {"or": 0, "and": 0, "<": 1, "<=": 1, ">": 1, ">=": 1, "+": 2, "-": 2, "*": 3, "/": 3}
+
+
+class Expr:
+    """Base of all expressions; Python operators build trees."""
+
+    def __add__(self, o): return binop("+", self, o)
+    def __radd__(self, o): return binop("+", o, self)
+    def __sub__(self, o): return binop("-", self, o)
+    def __rsub__(self, o): return binop("-", o, self)
+    def __mul__(self, o): return binop("*", self, o)
+    def __rmul__(self, o): return binop("*", o, self)
+    def __truediv__(self, o): return binop("/", self, o)
+    def __rtruediv__(self, o): return binop("/", o, self)
+    def __lt__(self, o): return binop("<", self, o)
+    def __le__(self, o): return binop("<=", self, o)
+    def __gt__(self, o): return binop(">", self, o)
+    def __ge__(self, o): return binop(">=", self, o)
+    __hash__ = object.__hash__
+
+
+@dataclass(frozen=True, eq=False)
+class Const(Expr):
+    """A literal; `unit` gives it a pint unit when dimensions are checked (e.g. 2 FLOP per MAC)."""
+
+    value: Any
+    unit: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Ref(Expr):
+    """A named input or quantity; `key` indexes the environment, `label` is the readable name."""
+
+    key: str
+    label: str
+
+
+@dataclass(frozen=True, eq=False)
+class BinOp(Expr):
+    op: str
+    a: Expr
+    b: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class Call(Expr):
+    fn: str
+    args: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Missing(Expr):
+    """An absent input or inapplicable quantity; any expression using it is absent too."""
+
+    names: frozenset
+
+    def merge(self, other: Any) -> "Missing":
+        return Missing(self.names | other.names) if isinstance(other, Missing) else self
+
+
+def wrap(x: Any) -> Expr:
+    return x if isinstance(x, Expr) else Const(x)
+
+
+def binop(op: str, a: Any, b: Any) -> Expr:
+    if isinstance(a, Missing):
+        return a.merge(b)
+    if isinstance(b, Missing):
+        return b
+    return BinOp(op, wrap(a), wrap(b))
+
+
+def call(fn: str, *args: Any) -> Expr:
+    missing = [a for a in args if isinstance(a, Missing)]
+    if missing:
+        return reduce(Missing.merge, missing)
+    return Call(fn, tuple(wrap(a) for a in args))
+
+
+def present(args) -> list:
+    return [a for a in args if not isinstance(a, Missing)]
+
+
+# -- helpers used by the definitions --------------------------------------------------------
+def maximum(*args): return call("max", *args)
+def minimum(*args): return call("min", *args)
+def ceil(x): return call("ceil", x)
+def floor(x): return call("floor", x)
+def where(cond, a, b): return call("if", cond, a, b)
+def all_of(*args): return call("and", *args)
+
+
+def sum_present(*args) -> Expr:
+    """Sum of the terms that apply; absent when none does."""
+    terms = present(args)
+    if not terms:
+        return reduce(Missing.merge, args)
+    return reduce(lambda x, y: binop("+", x, y), terms)
+
+
+def max_present(*args) -> Expr:
+    terms = present(args)
+    if not terms:
+        return reduce(Missing.merge, args)
+    return terms[0] if len(terms) == 1 else call("max", *terms)
+
+
+def min_present(*args) -> Expr:
+    terms = present(args)
+    if not terms:
+        return reduce(Missing.merge, args)
+    return terms[0] if len(terms) == 1 else call("min", *terms)
+
+
+def all_present(*args) -> Expr:
+    terms = present(args)
+    if not terms:
+        return reduce(Missing.merge, args)
+    return terms[0] if len(terms) == 1 else call("and", *terms)
+
+
+def first_present(*args) -> Expr:
+    """The first term that applies (a given value before a derived one)."""
+    for a in args:
+        if not isinstance(a, Missing):
+            return a
+    return reduce(Missing.merge, args)
+
+
+# -- interpreters ---------------------------------------------------------------------------
+def _scalar(*xs) -> bool:
+    return all(isinstance(x, (int, float, bool, str)) for x in xs)
+
+
+def _ceil(x):
+    return float(math.ceil(x)) if _scalar(x) else np.ceil(x)
+
+
+def _floor(x):
+    return float(math.floor(x)) if _scalar(x) else np.floor(x)
+
+
+def _max(*xs):
+    return max(xs) if _scalar(*xs) else reduce(np.maximum, xs)
+
+
+def _min(*xs):
+    return min(xs) if _scalar(*xs) else reduce(np.minimum, xs)
+
+
+def _if(c, a, b):
+    if isinstance(c, (bool, np.bool_)):
+        return a if c else b
+    return np.where(c, a, b)
+
+
+def _and(*xs):
+    return all(xs) if _scalar(*xs) else reduce(np.logical_and, xs)
+
+
+FUNCS: dict[str, Callable] = {"max": _max, "min": _min, "ceil": _ceil, "floor": _floor, "if": _if, "and": _and}
+OPS: dict[str, Callable] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
+
+
+def evaluate(e: Expr, env: dict[str, Any], const: Callable[[Const], Any] | None = None) -> Any:
+    """Evaluate on floats, numpy arrays or pint quantities (`const` maps literals for pint)."""
+    if isinstance(e, Ref):
+        return env[e.key]
+    if isinstance(e, Const):
+        return const(e) if const else e.value
+    if isinstance(e, BinOp):
+        return OPS[e.op](evaluate(e.a, env, const), evaluate(e.b, env, const))
+    if isinstance(e, Call):
+        return FUNCS[e.fn](*(evaluate(a, env, const) for a in e.args))
+    raise TypeError(f"cannot evaluate {e!r}")
+
+
+def excel_number(x: float) -> str:
+    if isinstance(x, bool):
+        return "TRUE" if x else "FALSE"
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(float(x)).upper()      # 1e-05 -> 1E-05: the form every spreadsheet reads
+
+
+EXCEL_FUNCS = {"max": "MAX", "min": "MIN", "and": "AND"}
+
+
+def to_excel(e: Expr, name: Callable[[Ref], str], parent: int = -1) -> str:
+    """Excel formula text (without '=') with references rendered by `name`."""
+    if isinstance(e, Ref):
+        return name(e)
+    if isinstance(e, Const):
+        if isinstance(e.value, str):
+            return '"' + e.value.replace('"', '""') + '"'
+        return excel_number(e.value)
+    if isinstance(e, BinOp):
+        p = PRECEDENCE[e.op]
+        # right operand of - and / binds tighter, so parenthesise equal precedence there
+        s = f"{to_excel(e.a, name, p)}{e.op}{to_excel(e.b, name, p + (e.op in '-/'))}"
+        return f"({s})" if p < parent else s
+    if isinstance(e, Call):
+        args = [to_excel(a, name) for a in e.args]
+        if e.fn == "ceil":
+            return f"ROUNDUP({args[0]},0)"
+        if e.fn == "floor":
+            return f"ROUNDDOWN({args[0]},0)"
+        if e.fn == "if":
+            return f"IF({','.join(args)})"
+        return f"{EXCEL_FUNCS[e.fn]}({','.join(args)})"
+    raise TypeError(f"cannot render {e!r}")
+
+
+TEXT_OPS = {"<=": "≤", ">=": "≥", "*": "×", "/": "/", "+": "+", "-": "−", "<": "<", ">": ">"}
+
+
+def to_text(e: Expr, parent: int = -1) -> str:
+    """Readable formula text for the report's method section."""
+    if isinstance(e, Ref):
+        return e.label
+    if isinstance(e, Const):
+        if isinstance(e.value, str):
+            return f'"{e.value}"'
+        v = e.value
+        s = f"{v:g}" if not float(v).is_integer() or abs(v) >= 1e6 else str(int(v))
+        return f"{s} {e.unit}".strip() if e.unit else s
+    if isinstance(e, BinOp):
+        p = PRECEDENCE[e.op]
+        s = f"{to_text(e.a, p)} {TEXT_OPS[e.op]} {to_text(e.b, p + (e.op in '-/'))}"
+        return f"({s})" if p < parent else s
+    if isinstance(e, Call):
+        names = {"if": "if", "and": "all", "ceil": "ceil", "floor": "floor", "max": "max", "min": "min"}
+        return f"{names[e.fn]}({', '.join(to_text(a) for a in e.args)})"
+    raise TypeError(f"cannot render {e!r}")
+
+
+def refs(e: Expr) -> list[Ref]:
+    """Every reference in the expression, in order of appearance."""
+    if isinstance(e, Ref):
+        return [e]
+    if isinstance(e, BinOp):
+        return refs(e.a) + refs(e.b)
+    if isinstance(e, Call):
+        return [r for a in e.args for r in refs(a)]
+    return []

@@ -1,0 +1,130 @@
+"""The registry of inputs and quantities, and the planner that binds them for one (workload, device) pair."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .expr import Const, Expr, Missing, Ref
+
+ALL = "*"
+
+
+@dataclass(frozen=True)
+class InputDef:
+    """An input role the formulas read, with its SI unit and meaning."""
+
+    role: str
+    unit: str
+    description: str
+
+
+@dataclass(frozen=True)
+class QuantityDef:
+    """A derived quantity: defined once, with its unit, meaning and preferred display unit."""
+
+    id: str
+    unit: str
+    description: str
+    kinds: tuple[str, ...]
+    fn: Callable
+    display: str | None = None
+    warn: str | None = None       # said when the quantity is absent for want of an input ...
+    warn_on: tuple[str, ...] = () # ... of one of these
+    maximise: bool = False        # larger is better when ranking
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A quantity relating a pair to another device's pair of the same workload."""
+
+    id: str
+    unit: str
+    description: str
+    kinds: tuple[str, ...]
+    base: str
+    fn: Callable
+
+
+INPUTS: dict[str, InputDef] = {}
+QUANTITIES: list[QuantityDef] = []
+COMPARISONS: list[Comparison] = []
+NA = Missing(frozenset())        # "does not apply here", as opposed to a missing input
+
+
+def inp(role: str, unit: str, description: str) -> None:
+    INPUTS[role] = InputDef(role, unit, description)
+
+
+def quantity(kinds, id: str, unit: str, description: str, *, display: str | None = None,
+             warn: str | None = None, warn_on: tuple[str, ...] = (), maximise: bool = False):
+    """Register the decorated function as the definition of quantity `id`."""
+    kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+
+    def register(fn):
+        QUANTITIES.append(QuantityDef(id, unit, description, kinds, fn, display, warn, warn_on, maximise))
+        return fn
+    return register
+
+
+def comparison(kinds, id: str, unit: str, description: str, *, base: str):
+    kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+
+    def register(fn):
+        COMPARISONS.append(Comparison(id, unit, description, kinds, base, fn))
+        return fn
+    return register
+
+
+def quantity_defs(kind: str) -> list[QuantityDef]:
+    return [d for d in QUANTITIES if ALL in d.kinds or kind in d.kinds]
+
+
+def definition(qid: str) -> QuantityDef | None:
+    return next((d for d in QUANTITIES if d.id == qid), None)
+
+
+class Space:
+    """What a definition sees: inputs and earlier quantities of its pair as references."""
+
+    def __init__(self, inputs: dict[str, Ref], texts: dict[str, str]):
+        self._inputs = inputs
+        self._texts = texts
+        self._done: dict[str, Expr] = {}
+
+    def __getattr__(self, name: str) -> Expr:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self._done:
+            return self._done[name]
+        if name in INPUTS:
+            return self._inputs.get(name, Missing(frozenset([name])))
+        raise AttributeError(f"no input or earlier quantity named {name!r}")
+
+    def has(self, name: str) -> bool:
+        return not isinstance(getattr(self, name), Missing)
+
+    def text(self, name: str) -> str | None:
+        return self._texts.get(name)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A quantity bound to a pair: its definition and its expression (Missing when absent)."""
+
+    d: QuantityDef
+    expr: Expr
+    key: str
+
+
+def plan(kind: str, inputs: dict[str, Ref], texts: dict[str, str], prefix: str) -> list[Planned]:
+    """Bind every quantity of `kind` to a pair's inputs, in definition order."""
+    space = Space(inputs, texts)
+    out = []
+    for d in quantity_defs(kind):
+        e = d.fn(space)
+        e = e if isinstance(e, Expr) else Const(e)
+        key = f"{prefix}{d.id}"
+        space._done[d.id] = e if isinstance(e, Missing) else Ref(key, d.id)
+        out.append(Planned(d, e, key))
+    return out

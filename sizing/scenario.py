@@ -1,0 +1,383 @@
+"""Load a scenario file: hardened YAML, field checks, catalog entries, defaults, cross-references."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+from . import schema as S
+from .errors import Problem
+from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
+from .schema import Checker, Entity, Field, Scenario, Value
+
+CATALOG_DIR = Path(__file__).parent / "catalog"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One workload field swept over a list of values."""
+
+    parameter: str
+    values: tuple
+    workload: str | None
+    line: int
+    col: int
+
+
+# -- catalog -------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def catalog() -> tuple[dict[str, Entity], dict[str, Entity], tuple[Problem, ...]]:
+    """The built-in devices and models, checked with the same rules as scenarios."""
+    devices, models, problems = {}, {}, []
+    for fname, key, fields, out in (("devices.yaml", "devices", S.DEVICE_FIELDS, devices),
+                                    ("models.yaml", "models", S.MODEL_FIELDS, models)):
+        path = CATALOG_DIR / fname
+        node, probs = load_file(path, name=f"catalog/{fname}")
+        problems += probs
+        if not isinstance(node, Mapping) or not isinstance(node.get(key), Mapping):
+            continue
+        for k, entry in node.get(key).entries:
+            chk = Checker(f"catalog/{fname}", source=f"catalog {k.text}")
+            ent = Entity(key[:-1], k.text, line=k.line, col=k.col)
+            chk.block(entry, fields, f"{key}.{k.text}", ent.values)
+            problems += chk.problems
+            out[k.text] = with_sources(ent)
+    return devices, models, tuple(problems)
+
+
+def with_sources(ent: Entity) -> Entity:
+    """Label each catalog figure with its source: a per-field source, else the entry's sources."""
+    titles = [v.value for p, v in ent.values.items() if p.startswith("sources[") and p.endswith(".title")]
+    default = "; ".join(titles) or f"catalog {ent.id}"
+    if ent.get("illustrative"):
+        default = f"illustrative ({default})"
+    for path, v in list(ent.values.items()):
+        src = ent.get(f"field_sources.{path}", default)
+        ent.values[path] = replace(v, source=f"catalog {ent.id}: {src}")
+    return ent
+
+
+# -- scenario ------------------------------------------------------------------------------
+def load_scenario(path: str | Path, name: str | None = None) -> tuple[Scenario | None, list[Problem]]:
+    """Load and check a scenario file; return (scenario or None, every problem found)."""
+    path = Path(path)
+    name = name or str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return None, [Problem(name, 1, 1, "", f"cannot read the file: {e.strerror or e}")]
+    return load_scenario_bytes(data, name, base=path.parent)
+
+
+def load_scenario_bytes(data: bytes, name: str, base: Path = Path(".")) -> tuple[Scenario | None, list[Problem]]:
+    node, problems = load_text(data, name)
+    if node is None or problems:
+        return None, problems
+    scn, more = build(node, name, data, base)
+    problems = sorted(set(problems + more), key=lambda p: (p.file != name, p.file, p.line, p.col, p.message))
+    if any(p.level == "error" for p in problems):
+        return None, problems
+    return scn, problems
+
+
+def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | None, list[Problem]]:
+    chk = Checker(file)
+    if not isinstance(root, Mapping):
+        chk.problem(root, "", "a scenario is a mapping that starts with 'sizing: 1'")
+        return None, chk.problems
+    spec = {f.name: f for f in S.TOP_FIELDS}
+    meta: dict[str, Value] = {}
+    for key, child in root.entries:
+        f = spec.get(key.text)
+        if f is None:
+            chk.unknown(key, key.text, list(spec))
+        elif f.type in ("integer", "slug", "text", "date", "enum"):
+            v = chk.leaf(child, f, key.text)
+            if v is not None:
+                meta[key.text] = v
+    for f in S.TOP_FIELDS:
+        if f.required and root.get(f.name) is None:
+            chk.problem(root, "", f"missing required field '{f.name}' ({f.doc.rstrip('.')})")
+    devices = entities(chk, root.get("devices"), "devices", "device", S.DEVICE_FIELDS)
+    models = entities(chk, root.get("models"), "models", "model", S.MODEL_FIELDS)
+    workloads = {}
+    if (wnode := root.get("workloads")) is not None:
+        workloads = {k.text: workload(chk, k, v) for k, v in mapping_entries(chk, wnode, "workloads")}
+    for ent in (*devices.values(), *models.values()):
+        own_source(ent)
+    used = resolve_catalog(chk, root, devices, models)
+    check_references(chk, root, devices, models, workloads)
+    compare = compare_list(chk, root.get("compare"), devices)
+    sweep = sweep_of(chk, root.get("sweep"), workloads)
+    decision = None
+    if (dnode := root.get("decision")) is not None:
+        decision = Entity("decision", "decision", line=dnode.line, col=dnode.col)
+        chk.block(dnode, S.DECISION_FIELDS, "decision", decision.values)
+        fill_defaults(decision, S.DECISION_FIELDS, file)
+        ref = decision.values.get("workload")
+        if ref and ref.value not in workloads:
+            chk.problems.append(Problem(file, ref.line, ref.col, "decision.workload",
+                                        f"unknown workload '{ref.value}'{suggest(ref.value, workloads)}"))
+    benches = benchmarks(chk, root.get("benchmarks"), base)
+    if any(p.level == "error" for p in chk.problems):
+        return None, chk.problems
+    for m in models.values():
+        model_defaults(m, file)
+    scn = Scenario(file, data, meta, devices, models, workloads, compare, sweep, decision, benches, used)
+    return scn, chk.problems
+
+
+def own_source(ent: Entity) -> None:
+    """A scenario entry's `source:` text labels each of its own figures."""
+    if (src := ent.values.get("source")) is not None:
+        for path, v in ent.values.items():
+            ent.values[path] = replace(v, source=f"{src.value} ({v.source})")
+
+
+def mapping_entries(chk: Checker, node: Node, path: str) -> list[tuple[Scalar, Node]]:
+    if not isinstance(node, Mapping):
+        chk.problem(node, path, "expected a mapping of ids to entries")
+        return []
+    good = []
+    for k, v in node.entries:
+        if not S.SLUG.match(k.text):
+            chk.problem(k, f"{path}.{k.text}", "an id uses lower-case letters, digits, '.', '_' and '-' only")
+        else:
+            good.append((k, v))
+    return good
+
+
+def entities(chk: Checker, node: Node | None, path: str, kind: str, fields: tuple[Field, ...]) -> dict[str, Entity]:
+    out = {}
+    if node is None:
+        return out
+    for k, v in mapping_entries(chk, node, path):
+        ent = Entity(kind, k.text, line=k.line, col=k.col)
+        chk.block(v, fields, f"{path}.{k.text}", ent.values)
+        out[k.text] = ent
+    return out
+
+
+def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
+    ent = Entity("workload", key.text, line=key.line, col=key.col)
+    path = f"workloads.{key.text}"
+    kind_node = node.get("kind") if isinstance(node, Mapping) else None
+    kind = kind_node.text if isinstance(kind_node, Scalar) else None
+    fields = S.WORKLOAD_FIELDS.get(kind)
+    if fields is None:
+        if isinstance(node, Mapping) and kind_node is None:
+            chk.problem(node, path, f"missing required field 'kind' (one of: {', '.join(S.WORKLOAD_KINDS)})")
+        fields = S.COMMON_WORKLOAD
+        extra = tuple(f for f in S.ALL_WORKLOAD_FIELDS.values() if f not in fields)
+        chk.block(node, fields, path, ent.values, extra=extra)
+        return ent
+    before = len(chk.problems)
+    chk.block(node, fields, path, ent.values)
+    explain_foreign_keys(chk, before, kind)
+    fill_defaults(ent, fields, chk.file)
+    if "precision" not in ent.values:
+        ent.values["precision"] = default_value(S.DEFAULT_PRECISION[kind], None, chk.file, ent)
+    if kind == "generate" and "kv_precision" not in ent.values:
+        ent.values["kv_precision"] = replace(ent.values["precision"], source="default: same as precision")
+    if kind == "forward" and isinstance(node, Mapping) and not (node.get("model") or node.get("parameters")):
+        chk.problem(node, path, "a forward workload needs 'model' or 'parameters'")
+    return ent
+
+
+def explain_foreign_keys(chk: Checker, since: int, kind: str) -> None:
+    """Rewrite 'unknown key' for a key that belongs to another workload kind."""
+    for i in range(since, len(chk.problems)):
+        p = chk.problems[i]
+        name = p.path.rsplit(".", 1)[-1]
+        if p.message.startswith("unknown key") and p.path.count(".") == 2 and name in S.ALL_WORKLOAD_FIELDS:
+            kinds = [k for k, fs in S.WORKLOAD_FIELDS.items() if any(f.name == name for f in fs)]
+            msg = f"'{name}' does not apply to a {kind} workload (it is a field of {', '.join(kinds)})"
+            chk.problems[i] = replace(p, message=msg)
+
+
+def default_value(v, unit, file: str, ent: Entity) -> Value:
+    return Value(v, unit, str(v), file, ent.line, ent.col, "default")
+
+
+def fill_defaults(ent: Entity, fields: tuple[Field, ...], file: str, prefix: str = "") -> None:
+    """Add the default of every absent field; a block's defaults only when the block is given."""
+    for f in fields:
+        key = f"{prefix}{f.name}"
+        if f.type == "block":
+            if any(p.startswith(key + ".") for p in ent.values):
+                fill_defaults(ent, f.fields, file, prefix=f"{key}.")
+        elif f.default is not None and key not in ent.values:
+            unit = "" if isinstance(f.default, (int, float)) and not isinstance(f.default, bool) else None
+            ent.values[key] = default_value(f.default, unit, file, ent)
+
+
+def model_defaults(m: Entity, file: str) -> None:
+    if "kv_heads" not in m.values and "heads" in m.values:
+        m.values["kv_heads"] = replace(m.values["heads"], source="default: heads (no grouped-query attention)")
+    if "head_dim" not in m.values and "hidden" in m.values and "heads" in m.values:
+        hd = m.get("hidden") // m.get("heads")
+        m.values["head_dim"] = Value(hd, "", str(hd), file, m.line, m.col, "default: hidden / heads")
+
+
+def resolve_catalog(chk: Checker, root: Mapping, devices: dict, models: dict) -> dict[str, Entity]:
+    """Merge `from:` catalog entries under the scenario's own fields."""
+    cat_devices, cat_models, _ = catalog()
+    used = {}
+    for group, table, cat, fields in (("devices", devices, cat_devices, S.DEVICE_FIELDS),
+                                      ("models", models, cat_models, S.MODEL_FIELDS)):
+        for ent in table.values():
+            ref = ent.values.pop("from", None)
+            if ref is None:
+                fill_defaults(ent, fields, chk.file)
+                continue
+            base = cat.get(ref.value)
+            if base is None:
+                chk.problems.append(Problem(chk.file, ref.line, ref.col, f"{group}.{ent.id}.from",
+                                            f"unknown catalog entry '{ref.value}'{suggest(ref.value, cat)}"
+                                            "; `sizing catalog` lists them"))
+                continue
+            merged = dict(base.values)
+            merged.update(ent.values)
+            ent.values = merged
+            fill_defaults(ent, fields, chk.file)
+            used[ref.value] = base
+    return used
+
+
+def suggest(name: str, options) -> str:
+    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def check_references(chk: Checker, root: Mapping, devices: dict, models: dict, workloads: dict) -> None:
+    _, cat_models, _ = catalog()
+    for w in workloads.values():
+        ref = w.values.get("model")
+        if ref is None or ref.value in models:
+            continue
+        if ref.value in cat_models:      # a catalog model named directly
+            models[ref.value] = Entity("model", ref.value, dict(cat_models[ref.value].values), ref.line, ref.col)
+            continue
+        chk.problems.append(Problem(chk.file, ref.line, ref.col, f"workloads.{w.id}.model",
+                                    f"unknown model '{ref.value}'{suggest(ref.value, list(models) + list(cat_models))}"))
+
+
+def compare_list(chk: Checker, node: Node | None, devices: dict) -> list[str]:
+    if node is None:
+        return list(devices)
+    vals: dict[str, Value] = {}
+    chk.field(node, Field("compare", "list:text", ""), "compare", vals, "compare")
+    out = []
+    for v in vals.values():
+        if v.value not in devices:
+            chk.problems.append(Problem(chk.file, v.line, v.col, "compare",
+                                        f"unknown device '{v.value}'{suggest(v.value, devices)}"))
+        elif v.value in out:
+            chk.problems.append(Problem(chk.file, v.line, v.col, "compare", f"'{v.value}' is listed twice"))
+        else:
+            out.append(v.value)
+    return out
+
+
+def sweep_of(chk: Checker, node: Node | None, workloads: dict) -> Sweep | None:
+    if node is None:
+        return None
+    if not isinstance(node, Mapping):
+        chk.problem(node, "sweep", "expected a mapping like {batch: [1, 8, 64]}")
+        return None
+    target = None
+    params = []
+    for k, v in node.entries:
+        if k.text == "workload":
+            target = v.text if isinstance(v, Scalar) else None
+            if target not in workloads:
+                chk.problem(v, "sweep.workload", f"unknown workload '{target}'{suggest(str(target), workloads)}")
+        elif k.text in S.SWEEP_KEYS:
+            params.append((k, v))
+        else:
+            chk.unknown(k, f"sweep.{k.text}", list(S.SWEEP_KEYS) + ["workload"])
+    if len(params) != 1:
+        chk.problem(node, "sweep", "sweep exactly one field, e.g. {batch: [1, 8, 64]}")
+        return None
+    key, vnode = params[0]
+    values = sweep_values(chk, key.text, vnode)
+    return Sweep(key.text, values, target, key.line, key.col) if values else None
+
+
+def sweep_values(chk: Checker, param: str, node: Node) -> tuple:
+    path = f"sweep.{param}"
+    if param == "precision":
+        f = Field(param, "enum", "", choices=S.PRECISIONS)
+    elif param == "utilisation":
+        f = Field(param, "fraction", "", positive=True, maximum=1.0)
+    else:
+        f = Field(param, "count", "", positive=True)
+    if isinstance(node, Mapping) and f.type == "count":
+        vals: dict[str, Value] = {}
+        n = len(chk.problems)
+        chk.block(node, S.SWEEP_RANGE, path, vals)
+        if len(chk.problems) > n:
+            return ()
+        return sweep_range(chk, node, path, {k: v.value for k, v in vals.items()})
+    if not isinstance(node, Sequence) or not node.items:
+        chk.problem(node, path, "expected a non-empty list of values, or {from: 1, to: 256, points: 9, scale: log}")
+        return ()
+    out = [chk.leaf(item, f, f"{path}[{i}]") for i, item in enumerate(node.items)]
+    return tuple(v.value for v in out) if all(v is not None for v in out) else ()
+
+
+def sweep_range(chk: Checker, node: Mapping, path: str, r: dict) -> tuple:
+    import numpy as np
+
+    if r["points"] > S.MAX_SWEEP_POINTS:
+        chk.problem(node, path, f"at most {S.MAX_SWEEP_POINTS:,} points")
+        return ()
+    if r.get("scale", "linear") == "log":
+        vals = np.geomspace(r["from"], r["to"], int(r["points"]))
+    else:
+        vals = np.linspace(r["from"], r["to"], int(r["points"]))
+    return tuple(float(x) for x in vals)
+
+
+def benchmarks(chk: Checker, node: Node | None, base: Path) -> list[Entity]:
+    out = []
+    if node is None:
+        return out
+    if not isinstance(node, Sequence):
+        chk.problem(node, "benchmarks", "expected a list of records or {file: record.json} entries")
+        return out
+    for i, item in enumerate(node.items):
+        path = f"benchmarks[{i}]"
+        ent = Entity("benchmark", f"bench-{i + 1}", line=item.line, col=item.col)
+        if isinstance(item, Mapping) and isinstance(f := item.get("file"), Scalar):
+            record_file(chk, base, f, path, ent)
+        chk.block(item, S.BENCHMARK_FIELDS, path, ent.values)
+        ent.values.pop("file", None)
+        if "id" in ent.values:
+            ent.id = ent.get("id")
+        for req in ("throughput_output_tokens_per_s", "hourly_cost_usd"):
+            if req not in ent.values and isinstance(item, Mapping):
+                chk.problem(item, path, f"missing '{req}' (in the record or its file)")
+        out.append(ent)
+    return out
+
+
+def record_file(chk: Checker, base: Path, f: Scalar, path: str, ent: Entity) -> None:
+    """Read a JSON benchmark record (the reference's format) into the entity."""
+    target = base / f.text
+    node, probs = load_file(target, name=str(target))
+    if probs:
+        first = probs[0]
+        chk.problem(f, f"{path}.file", f"cannot use '{f.text}': {first.message} ({first.file}:{first.line}:{first.col})")
+        return
+    sub = Checker(str(target), source=f"record {f.text}")
+    fields = tuple(fd for fd in S.BENCHMARK_FIELDS if fd.name not in ("file", "utilisation", "id"))
+    sub.block(node, fields, "", ent.values)
+    chk.problems += sub.problems
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
