@@ -31,8 +31,10 @@ WORKLOAD_ROLES = {
     "max_utilisation": "traffic.max_utilisation", "redundancy": "traffic.redundancy",
     "per_token_target": "targets.per_token_p95", "ttft_target": "targets.ttft_p95",
     "latency_target": "targets.latency_p95", "job_items": "batch_job.items", "job_tokens": "batch_job.tokens",
-    "trainable": "trainable", "train_devices": "devices",
+    "trainable": "trainable",
 }
+# `devices` means the replica's devices when serving, the devices used when training.
+DEVICES_ROLE = {"generate": "replica_devices", "train": "train_devices"}
 # Sweep parameters that are not a field of the same name.
 SWEEP_FIELDS = {"size": ("m", "n", "k"), "utilisation": ("traffic.utilisation",)}
 OBJECTIVE_ALIASES = {"latency": {"generate": "request_latency", "matmul": "total_time", "train": "duration"},
@@ -128,6 +130,8 @@ class Binder:
                 refs[role] = self.add(role, m, path)
         for role, path in WORKLOAD_ROLES.items():
             refs[role] = self.add(role, w, path) or refs.get(role)
+        if (role := DEVICES_ROLE.get(w.get("kind"))) is not None:
+            refs[role] = self.add(role, w, "devices")
         refs.update(self.choices(w, precision))
         return {r: ref for r, ref in refs.items() if ref is not None}
 
@@ -257,11 +261,10 @@ def warnings(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
             if not (isinstance(x.expr, F.Missing) and x.d.warn and x.expr.names & set(x.d.warn_on)):
                 continue
             ent = d if x.expr.names & set(DEVICE_ROLES) else scn.models.get(w.get("model"), w)
-            subject = f"workloads.{w.id} on {d.id}"
-            msg = f"{subject}: {x.d.warn}"
             if (ent.id, x.d.warn) in seen:
                 continue
             seen.add((ent.id, x.d.warn))
+            msg = f"{x.d.warn} (workload {w.id} on {d.id})"
             out.append(Problem(scn.file, ent.line, ent.col, f"{ent.kind}s.{ent.id}", msg, "warning"))
     return out
 

@@ -224,6 +224,8 @@ WORKLOAD_FIELDS = {
         Field("model", "ref:model", "Model id.", required=True),
         Field("kv_precision", "enum", "KV cache precision (default: precision).", choices=PRECISIONS),
         Field("batch", "integer", "Sequences decoded together.", positive=True, default=1),
+        Field("devices", "integer", "Devices serving one replica together (tensor parallel).", positive=True,
+              default=1),
         Field("input_tokens", "count", "Prompt tokens per request.", positive=True, default=1),
         Field("output_tokens", "count", "Generated tokens per request.", positive=True, default=1),
         Field("traffic", "block", "Arrival rate and utilisation.", fields=TRAFFIC_FIELDS),
@@ -467,3 +469,73 @@ def parse_leaf(node: Scalar, f: Field) -> tuple[Any, str | None]:
     elif t == "date" and not DATE.match(text):
         raise UnitError(f"expected a date 'YYYY-MM-DD', got '{text}'")
     return text, None
+
+
+# -- JSON Schema ----------------------------------------------------------------------------
+QUANTITY_PATTERN = r"^\$?[-+]?[0-9][0-9_]*(\.[0-9]+)?([eE][-+]?[0-9]+)?\s*\S.*$"
+NUMBER_PATTERN = r"^[-+]?[0-9][0-9_]*(\.[0-9]+)?([eE][-+]?[0-9]+)?$"
+
+
+def json_type(f: Field) -> dict:
+    """The JSON Schema of one field (editors complete and check scenario files with it)."""
+    t = f.type
+    doc = {"description": f.doc}
+    if t.startswith("quantity:"):
+        k = KINDS[t[9:]]
+        return {**doc, "type": "string", "pattern": QUANTITY_PATTERN, "examples": [f.example or k.example]}
+    if t in ("count", "integer"):
+        return {**doc, "anyOf": [{"type": "number"}, {"type": "string", "pattern": NUMBER_PATTERN}]}
+    if t == "fraction":
+        return {**doc, "anyOf": [{"type": "number", "minimum": 0, "maximum": 1},
+                                 {"type": "string", "pattern": r"^[0-9.]+\s*%$"}]}
+    if t == "bool":
+        return {**doc, "type": "boolean"}
+    if t == "enum":
+        return {**doc, "enum": list(f.choices)}
+    if t in ("slug", "ref:device", "ref:model", "ref:workload", "catalog:device", "catalog:model"):
+        return {**doc, "type": "string", "pattern": SLUG.pattern}
+    if t == "date":
+        return {**doc, "type": "string", "pattern": DATE.pattern}
+    if t == "block":
+        return {**doc, **object_schema(f.fields)}
+    if t.startswith("map:"):
+        inner = json_type(Field(f.name, t[4:], f.doc, choices=f.choices, fields=f.fields))
+        if f.keys:
+            return {**doc, "type": "object", "properties": {k: inner for k in f.keys}, "additionalProperties": False}
+        return {**doc, "type": "object", "additionalProperties": inner}
+    if t.startswith("list:"):
+        inner = json_type(Field(f.name, t[5:], f.doc, choices=f.choices))
+        return {**doc, "type": "array", "items": inner}
+    if t == "source":
+        return object_schema(SOURCE_ENTRY)
+    return {**doc, "type": "string", "maxLength": MAX_TEXT}
+
+
+def object_schema(fields: tuple[Field, ...]) -> dict:
+    return {"type": "object", "properties": {f.name: json_type(f) for f in fields},
+            "required": [f.name for f in fields if f.required], "additionalProperties": False}
+
+
+def json_schema() -> dict:
+    """JSON Schema (draft 2020-12) of the scenario language v1."""
+    workload_variants = []
+    for kind, fields in WORKLOAD_FIELDS.items():
+        s = object_schema(fields)
+        s["properties"]["kind"] = {"const": kind, "description": "Workload kind."}
+        workload_variants.append(s)
+    top = object_schema(TOP_FIELDS)
+    props = top["properties"]
+    props["sizing"] = {"const": 1, "description": "Format version: 1."}
+    props["devices"] = {"type": "object", "description": "Devices by id.",
+                        "additionalProperties": object_schema(DEVICE_FIELDS)}
+    props["models"] = {"type": "object", "description": "Models by id.",
+                       "additionalProperties": object_schema(MODEL_FIELDS)}
+    props["workloads"] = {"type": "object", "description": "Workloads by id.",
+                          "additionalProperties": {"oneOf": workload_variants}}
+    props["sweep"] = {"type": "object", "description": "One workload field swept over values.",
+                      "properties": {**{k: {"oneOf": [{"type": "array"}, object_schema(SWEEP_RANGE)]}
+                                        for k in SWEEP_KEYS}, "workload": {"type": "string"}},
+                      "additionalProperties": False}
+    props["benchmarks"] = {"type": "array", "items": object_schema(BENCHMARK_FIELDS)}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://sizing.invalid/schema/v1.json", "title": "sizing scenario (v1)", **top}

@@ -61,6 +61,7 @@ inp("job_tokens", "token", "tokens per item of the bulk job")
 inp("state_bytes_per_parameter", "byte", "training state bytes per trainable parameter")
 inp("trainable", "", "trainable share of the parameters (LoRA)")
 inp("train_devices", "", "devices used for training")
+inp("replica_devices", "", "devices serving one replica together (tensor parallel)")
 inp("measured_throughput", "token/s", "measured output tokens per second")
 inp("measured_price", "USD/s", "price per device-hour as recorded")
 
@@ -74,15 +75,14 @@ def cpu_peak_rate(q):
     return q.cores * q.fma_units * lanes * FLOP_PER_MAC * q.clock
 
 
-@quantity(ALL, "peak_rate", "FLOP/s", "peak dense rate at the workload's precision", display="TFLOP/s",
-          warn="the device has no rate at this precision: times and rates not computed",
-          warn_on=("compute_rate",))
+@quantity(ALL, "peak_rate", "FLOP/s", "peak dense rate at the workload's precision", display="TFLOP/s")
 def peak_rate(q):
     return first_present(q.compute_rate, q.cpu_peak_rate)
 
 
 @quantity(ALL, "delivered_rate", "FLOP/s", "rate the workload gets: as given, else peak × efficiency",
-          display="TFLOP/s")
+          display="TFLOP/s", warn="the device has no rate at this precision: times and rates not computed",
+          warn_on=("compute_rate",))
 def delivered_rate(q):
     return first_present(q.delivered_given, q.peak_rate * q.efficiency)
 
@@ -123,7 +123,8 @@ def mm_bound(q):
     return where(q.intensity < q.ridge_point, "memory", "compute")
 
 
-@quantity("matmul", "padding_efficiency", "", "share of useful work when dimensions are padded to the matrix unit")
+@quantity("matmul", "padding_efficiency", "", "share of useful work when dimensions are padded to the matrix unit",
+          display="%")
 def mm_padding(q):
     t = q.matrix_unit
     padded = ceil(q.m / t) * t * (ceil(q.n / t) * t) * (ceil(q.k / t) * t)
@@ -166,7 +167,7 @@ def mm_total_time(q):
     return sum_present(q.overhead_time, q.transfer_time, q.kernel_time)
 
 
-@quantity("matmul", "transfer_share", "", "share of the elapsed time spent on the link")
+@quantity("matmul", "transfer_share", "", "share of the elapsed time spent on the link", display="%")
 def mm_transfer_share(q):
     return q.transfer_time / q.total_time
 
@@ -220,24 +221,29 @@ def gen_memory_required(q):
     return sum_present(q.weights_bytes, q.kv_cache_bytes)
 
 
-@quantity("generate", "fits", "", "memory required ≤ device memory")
+@quantity("generate", "replica_memory", "byte", "memory of one replica: devices × device memory", display="GB")
+def gen_replica_memory(q):
+    return q.replica_devices * q.memory
+
+
+@quantity("generate", "fits", "", "memory required ≤ memory of the replica")
 def gen_fits(q):
-    return q.memory_required <= q.memory
+    return q.memory_required <= q.replica_memory
 
 
-@quantity("generate", "headroom", "byte", "device memory − memory required", display="GB")
+@quantity("generate", "headroom", "byte", "replica memory − memory required", display="GB")
 def gen_headroom(q):
-    return q.memory - q.memory_required
+    return q.replica_memory - q.memory_required
 
 
 @quantity("generate", "max_batch", "", "largest batch whose KV cache fits beside the weights", maximise=True)
 def gen_max_batch(q):
-    return maximum(0, floor((q.memory - q.weights_bytes) / (q.context_tokens * q.kv_bytes_per_token)))
+    return maximum(0, floor((q.replica_memory - q.weights_bytes) / (q.context_tokens * q.kv_bytes_per_token)))
 
 
-@quantity("generate", "devices_to_fit", "", "devices needed to hold the weights")
+@quantity("generate", "devices_to_fit", "", "devices needed to hold the weights and the KV cache")
 def gen_devices_to_fit(q):
-    return ceil(q.weights_bytes / q.memory)
+    return ceil(q.memory_required / q.memory)
 
 
 @quantity("generate", "step_tokens", "token", "tokens produced per decode step: one per sequence")
@@ -271,12 +277,12 @@ def gen_intensity(q):
           warn="no memory bandwidth: the memory-bound decode time is not counted",
           warn_on=("memory_bandwidth",))
 def gen_step_memory_time(q):
-    return q.step_bytes / q.memory_bandwidth
+    return q.step_bytes / (q.memory_bandwidth * q.replica_devices)
 
 
 @quantity("generate", "step_compute_time", "s", "decode step FLOPs at the delivered rate", display="ms")
 def gen_step_compute_time(q):
-    return q.step_flops / q.delivered_rate
+    return q.step_flops / (q.delivered_rate * q.replica_devices)
 
 
 @quantity("generate", "step_time", "s", "decode step: max(memory time, compute time)", display="ms")
@@ -304,6 +310,7 @@ def gen_tokens_per_s(q):
 @quantity("generate", "compute_bound_batch", "",
           "batch at which the decode step turns compute-bound (memory time = compute time)")
 def gen_compute_bound_batch(q):
+    # The replica's device count cancels: both sides of memory time = compute time divide by it.
     per_seq_flops_time = FLOP_PER_PARAM_TOKEN * used_parameters(q) * TOKEN / q.delivered_rate
     if not q.has("kv_bytes_per_token"):
         return q.weights_bytes / q.memory_bandwidth / per_seq_flops_time
@@ -320,7 +327,9 @@ def gen_prefill_flops(q):
 @quantity("generate", "prefill_time", "s", "prefill: max(FLOPs at the delivered rate, weights at the bandwidth)",
           display="ms")
 def gen_prefill_time(q):
-    return max_present(q.prefill_flops / q.delivered_rate, q.weights_bytes / q.memory_bandwidth)
+    devices = q.replica_devices
+    return max_present(q.prefill_flops / (q.delivered_rate * devices),
+                       q.weights_bytes / (q.memory_bandwidth * devices))
 
 
 @quantity("generate", "ttft", "s", "time to first token: the prefill (no queueing)", display="ms")
@@ -343,7 +352,7 @@ def gen_requests_per_s(q):
           "price / (tokens per second × utilisation), per million output tokens", display="USD/Mtoken",
           warn="no price: cost not computed", warn_on=("price",))
 def gen_cost_per_million(q):
-    return q.price * q.devices_to_fit / (q.tokens_per_s * q.utilisation) * PER_MILLION
+    return q.price * q.replica_devices / (q.tokens_per_s * q.utilisation) * PER_MILLION
 
 
 @quantity("generate", "replicas", "", "replicas for the peak at the maximum utilisation, plus redundancy")
@@ -354,7 +363,7 @@ def gen_replicas(q):
 @quantity("generate", "monthly_cost", "USD/month", "replicas × devices per replica × price × one month",
           display="USD/month")
 def gen_monthly_cost(q):
-    return q.replicas * q.devices_to_fit * q.price * MONTH
+    return q.replicas * q.replica_devices * q.price * MONTH
 
 
 @quantity("generate", "meets_per_token", "", "step time ≤ per-token target")
@@ -420,6 +429,12 @@ def fw_requests_per_s(q):
 @quantity("forward", "devices_needed", "", "devices for the peak at the maximum utilisation, plus redundancy")
 def fw_devices_needed(q):
     return ceil(q.peak_traffic / (q.requests_per_s * q.max_utilisation)) + q.redundancy
+
+
+@quantity("forward", "monthly_cost", "USD/month", "devices needed × price × one month", display="USD/month",
+          warn="no price: cost not computed", warn_on=("price",))
+def fw_monthly_cost(q):
+    return q.devices_needed * q.price * MONTH
 
 
 @quantity("forward", "meets_latency", "", "latency ≤ target")

@@ -1,0 +1,58 @@
+"""Machine outputs of an evaluation: JSON (SI base units, a unit string per quantity) and CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+from .. import __version__
+from ..evaluate import Pair, Results
+from ..scenario import sha256
+
+
+def clean(v: Any) -> Any:
+    """JSON-safe: non-finite floats become null."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, list):
+        return [clean(x) for x in v]
+    if isinstance(v, dict):
+        return {k: clean(x) for k, x in v.items()}
+    return v
+
+
+def quantities(p: Pair) -> dict[str, dict]:
+    return {x.d.id: {"value": clean(p.values[x.d.id]), "unit": x.d.unit, "description": x.d.description}
+            for x in p.present()}
+
+
+def as_dict(r: Results) -> dict:
+    s = r.scenario
+    return {
+        "tool": {"name": "sizing", "version": __version__},
+        "scenario": {"name": s.name, "title": s.title, "file": s.file, "sha256": sha256(s.data)},
+        "results": [{"workload": p.workload, "device": p.device, "kind": p.kind, "quantities": quantities(p)}
+                    for p in r.pairs],
+        "sweeps": [clean({"parameter": w.parameter, "workload": w.workload, "values": w.values,
+                          "series": w.series, "crossovers": w.crossovers}) for w in r.sweeps],
+        "decision": clean(r.decision),
+        "problems": [p.as_dict() for p in r.problems],
+    }
+
+
+def to_json(r: Results) -> str:
+    return json.dumps(as_dict(r), indent=2, ensure_ascii=False) + "\n"
+
+
+def to_csv(r: Results) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["workload", "device", "kind", "quantity", "value", "unit"])
+    for p in r.pairs:
+        for x in p.present():
+            v = clean(p.values[x.d.id])
+            w.writerow([p.workload, p.device, p.kind, x.d.id, "" if v is None else v, x.d.unit])
+    return buf.getvalue()

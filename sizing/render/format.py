@@ -1,0 +1,79 @@
+"""Readable numbers: SI values shown in the units a person expects (ms, GB, TFLOP/s, $/M tokens)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+# For each SI unit, the display units tried from largest to smallest, with their factor.
+SCALES: dict[str, list[tuple[str, float]]] = {
+    "s": [("days", 86400.0), ("h", 3600.0), ("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)],
+    "byte": [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3), ("B", 1.0)],
+    "byte/s": [("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("B/s", 1.0)],
+    "FLOP": [("PFLOP", 1e15), ("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6), ("FLOP", 1.0)],
+    "FLOP/s": [("PFLOP/s", 1e15), ("TFLOP/s", 1e12), ("GFLOP/s", 1e9), ("MFLOP/s", 1e6), ("FLOP/s", 1.0)],
+    "byte/token": [("MB/token", 1e6), ("kB/token", 1e3), ("B/token", 1.0)],
+    "USD/s": [("USD/hour", 1 / 3600)],
+    "1/s": [("GHz", 1e9), ("MHz", 1e6), ("Hz", 1.0)],
+}
+FIXED: dict[str, tuple[str, float]] = {
+    "ms": ("ms", 1e-3), "us": ("us", 1e-6), "s": ("s", 1.0), "h": ("h", 3600.0), "GB": ("GB", 1e9),
+    "MB": ("MB", 1e6), "kB/token": ("kB/token", 1e3), "TFLOP/s": ("TFLOP/s", 1e12),
+    "GFLOP/s": ("GFLOP/s", 1e9), "GFLOP": ("GFLOP", 1e9), "TFLOP": ("TFLOP", 1e12), "PFLOP": ("PFLOP", 1e15),
+    "token/s": ("tokens/s", 1.0), "request/s": ("requests/s", 1.0), "USD/Mtoken": ("$/M tokens", 1.0),
+    "USD": ("$", 1.0), "USD/month": ("$/month", 1.0), "USD/hour": ("$/hour", 1 / 3600),
+}
+TEXT_UNITS = {"": "", "token": "tokens", "FLOP/byte": "FLOP/byte", "USD/Mtoken": "$/M tokens", "USD": "$",
+              "USD/month": "$/month", "token/s": "tokens/s", "request/s": "requests/s"}
+
+
+def scale_for(value: float, unit: str) -> tuple[str, float]:
+    """The display unit and factor that put the value between 1 and 1000 where possible."""
+    options = SCALES.get(unit)
+    if not options:
+        return TEXT_UNITS.get(unit, unit), 1.0
+    mag = abs(value)
+    for name, factor in options:
+        if mag >= factor * 0.9995:
+            return name, factor
+    return options[-1]
+
+
+def number(x: float, digits: int = 4) -> str:
+    """A number with up to `digits` significant digits and thousands separators."""
+    if x == 0:
+        return "0"
+    if not math.isfinite(x):
+        return "n/a"
+    mag = math.floor(math.log10(abs(x)))
+    if mag >= 15 or mag < -4:
+        return f"{x:.{digits - 1}e}"
+    decimals = max(0, digits - 1 - mag)
+    s = f"{x:,.{decimals}f}"
+    return s.rstrip("0").rstrip(".") if "." in s else s
+
+
+def human(value: Any, unit: str, display: str | None = None, digits: int = 4) -> str:
+    """Format an engine value (SI) for a person: '7 ms', '14 GB', 'yes'."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "n/a"
+    if isinstance(value, str):
+        return value
+    if display == "%":
+        return percent(value, digits)
+    if unit in SCALES:
+        name, factor = scale_for(value, unit)
+    elif display in FIXED:
+        name, factor = FIXED[display]
+    else:
+        name, factor = TEXT_UNITS.get(unit, unit), 1.0
+    text = number(value / factor, digits)
+    if name.startswith("$"):
+        return f"${text}{name[1:]}"
+    return f"{text} {name}".strip()
+
+
+def percent(value: float, digits: int = 3) -> str:
+    return f"{number(value * 100, digits)} %"

@@ -1,0 +1,56 @@
+"""The terminal view of an evaluation: one table per workload, devices side by side, readable units."""
+
+from __future__ import annotations
+
+from ..evaluate import Results
+from .format import human
+
+IDS_SHOWN_LAST = ("speedup_vs_",)
+
+
+def table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for n, r in enumerate(rows):
+        cells = [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:])]
+        out.append("  ".join(cells).rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return out
+
+
+def render(r: Results) -> str:
+    lines = [f"{r.scenario.title}  ({r.scenario.file})", ""]
+    groups: dict[str, list] = {}
+    for p in r.pairs:
+        groups.setdefault(p.workload, []).append(p)
+    for wid, pairs in groups.items():
+        lines.append(f"{wid} ({pairs[0].kind})")
+        order: dict[str, object] = {}
+        for p in pairs:
+            for x in p.present():
+                order.setdefault(x.d.id, x.d)
+        rows = [["quantity"] + [p.device for p in pairs]]
+        for qid, d in order.items():
+            rows.append([qid] + [human(p.values[qid], d.unit, d.display) if qid in p.values else "-"
+                                 for p in pairs])
+        lines += ["  " + s for s in table(rows)] + [""]
+    for s in r.sweeps:
+        lines.append(f"sweep of {s.parameter} for {s.workload}: {', '.join(f'{v:g}' if isinstance(v, float) else str(v) for v in s.values)}")
+        for c in s.crossovers:
+            if c["kind"] == "faster":
+                lines.append(f"  {c['from_here_faster']} is faster from {s.parameter} = {c['at']:.4g}"
+                             f" ({' vs '.join(c['between'])}, {c['quantity']})")
+            else:
+                lines.append(f"  {c['device']} turns compute-bound at {s.parameter} = {c['at']:g}")
+        lines.append("")
+    if r.decision:
+        d = r.decision
+        lines.append(f"decision: {d['objective']} on {d['workload']}")
+        for o in d["ranking"]:
+            why = "; ".join(f"fails {f['requirement']} ({f['workload']})" for f in o["failures"])
+            val = human(o["value"], d["unit"]) if o["value"] is not None else "n/a"
+            lines.append(f"  {o['rank']}. {o['device']}: {val}{'  ' + why if why else ''}")
+        rec = d["recommendation"] or "none: no option meets every requirement"
+        lines.append(f"  recommendation: {rec}")
+    return "\n".join(lines).rstrip() + "\n"
