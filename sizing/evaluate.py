@@ -11,7 +11,8 @@ import numpy as np
 from . import formulas as F
 from .errors import Problem
 from .formulas.graph import Comparison, Planned, QuantityDef
-from .schema import OPTIMIZER_STATE_BYTES, PRECISION_BYTES, Entity, Scenario, Value
+from .schema import (OBJECTIVE_ALIASES, OPTIMIZER_STATE_BYTES, PRECISION_BYTES, REQUIREMENTS, Entity,
+                     Scenario, Value)
 from .scenario import Sweep
 
 # Where each input role of the formulas is found: (entity, field path); "{p}" is the precision.
@@ -37,9 +38,6 @@ WORKLOAD_ROLES = {
 DEVICES_ROLE = {"generate": "replica_devices", "train": "train_devices"}
 # Sweep parameters that are not a field of the same name.
 SWEEP_FIELDS = {"size": ("m", "n", "k"), "utilisation": ("traffic.utilisation",)}
-OBJECTIVE_ALIASES = {"latency": {"generate": "request_latency", "matmul": "total_time", "train": "duration"},
-                     "cost": {"generate": "cost_per_million_tokens", "train": "cost"}}
-REQUIREMENTS = {"fits_memory": "fits", "fits": "fits", "meets_targets": "meets_targets"}
 
 
 @dataclass(frozen=True)
@@ -155,7 +153,7 @@ class Binder:
     def choice(self, w: Entity, role: str, precision: str, like: str) -> F.Ref | None:
         nbytes = PRECISION_BYTES[precision]
         v = derived(w, role, nbytes, "byte", precision, f"{precision} = {nbytes:g} bytes per value", like=like)
-        return self.add(role, w, f"{role}.{precision}" if like == "sweep" else role, v)
+        return self.add(role, w, role, v)
 
 
 def texts_for(w: Entity, d: Entity | None, precision: str) -> dict[str, str]:
@@ -266,7 +264,7 @@ def warnings(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
             seen.add((ent.id, x.d.warn))
             msg = f"{x.d.warn} (workload {w.id} on {d.id})"
             out.append(Problem(scn.file, ent.line, ent.col, f"{ent.kind}s.{ent.id}", msg, "warning"))
-    return out
+    return sorted(out)
 
 
 # -- sweeps ---------------------------------------------------------------------------------
@@ -277,7 +275,7 @@ def sweep(scn: Scenario, binder: Binder, pairs: list[Pair], env: dict[str, Any])
         if s.workload and w.id != s.workload:
             continue
         if s.parameter == "precision":
-            res = precision_sweep(scn, binder, w, s)
+            res = precision_sweep(scn, w, s)
         else:
             paths = SWEEP_FIELDS.get(s.parameter, (s.parameter,))
             keys = [f"workload.{w.id}.{p}" for p in paths]
@@ -306,11 +304,10 @@ def as_list(v: Any, n: int) -> list:
     return [scalar(x) for x in arr]
 
 
-def precision_sweep(scn: Scenario, binder: Binder, w: Entity, s: Sweep) -> SweepResult:
+def precision_sweep(scn: Scenario, w: Entity, s: Sweep) -> SweepResult:
     series: dict[str, dict[str, list]] = {}
     for prec in s.values:
         tmp = Binder(scn)
-        tmp.inputs = dict(binder.inputs)
         wp = Entity(w.kind, w.id, dict(w.values), w.line, w.col)
         wp.values["precision"] = replace(w.values["precision"], value=prec, text=prec)
         if w.has("kv_precision"):

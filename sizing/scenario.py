@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import schema as S
 from .errors import Problem
+from .formulas import QUANTITIES
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
 from .schema import Checker, Entity, Field, Scenario, Value
 
@@ -98,9 +99,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
             v = chk.leaf(child, f, key.text)
             if v is not None:
                 meta[key.text] = v
-    for f in S.TOP_FIELDS:
-        if f.required and root.get(f.name) is None:
-            chk.problem(root, "", f"missing required field '{f.name}' ({f.doc.rstrip('.')})")
+    chk.require(root, S.TOP_FIELDS, "")
     devices = entities(chk, root.get("devices"), "devices", "device", S.DEVICE_FIELDS)
     models = entities(chk, root.get("models"), "models", "model", S.MODEL_FIELDS)
     workloads = {}
@@ -117,10 +116,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
         decision = Entity("decision", "decision", line=dnode.line, col=dnode.col)
         chk.block(dnode, S.DECISION_FIELDS, "decision", decision.values)
         fill_defaults(decision, S.DECISION_FIELDS, file)
-        ref = decision.values.get("workload")
-        if ref and ref.value not in workloads:
-            chk.problems.append(Problem(file, ref.line, ref.col, "decision.workload",
-                                        f"unknown workload '{ref.value}'{suggest(ref.value, workloads)}"))
+        check_decision(chk, decision, workloads)
     benches = benchmarks(chk, root.get("benchmarks"), base)
     if any(p.level == "error" for p in chk.problems):
         return None, chk.problems
@@ -248,7 +244,7 @@ def resolve_catalog(chk: Checker, root: Mapping, devices: dict, models: dict) ->
 
 
 def suggest(name: str, options) -> str:
-    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.5)
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
@@ -342,6 +338,25 @@ def sweep_range(chk: Checker, node: Mapping, path: str, r: dict) -> tuple:
     return tuple(float(x) for x in vals)
 
 
+def check_decision(chk: Checker, decision: Entity, workloads: dict) -> None:
+    """The decision names a known workload, a known quantity and known requirements."""
+    file = chk.file
+    ref = decision.values.get("workload")
+    if ref and ref.value not in workloads:
+        chk.problems.append(Problem(file, ref.line, ref.col, "decision.workload",
+                                    f"unknown workload '{ref.value}'{suggest(ref.value, workloads)}"))
+    known = {d.id for d in QUANTITIES} | set(S.OBJECTIVE_ALIASES)
+    obj = decision.values["objective"]
+    if obj.value not in known:
+        chk.problems.append(Problem(file, obj.line, obj.col, "decision.objective",
+                                    f"unknown quantity '{obj.value}'{suggest(obj.value, known)}"))
+    for path, v in decision.values.items():
+        if path.startswith("require[") and v.value not in S.REQUIREMENTS:
+            chk.problems.append(Problem(file, v.line, v.col, f"decision.{path}",
+                                        f"unknown requirement '{v.value}'; expected one of: "
+                                        f"{', '.join(S.REQUIREMENTS)}"))
+
+
 def benchmarks(chk: Checker, node: Node | None, base: Path) -> list[Entity]:
     out = []
     if node is None:
@@ -352,6 +367,7 @@ def benchmarks(chk: Checker, node: Node | None, base: Path) -> list[Entity]:
     for i, item in enumerate(node.items):
         path = f"benchmarks[{i}]"
         ent = Entity("benchmark", f"bench-{i + 1}", line=item.line, col=item.col)
+        before = len(chk.problems)
         if isinstance(item, Mapping) and isinstance(f := item.get("file"), Scalar):
             record_file(chk, base, f, path, ent)
         chk.block(item, S.BENCHMARK_FIELDS, path, ent.values)
@@ -359,7 +375,7 @@ def benchmarks(chk: Checker, node: Node | None, base: Path) -> list[Entity]:
         if "id" in ent.values:
             ent.id = ent.get("id")
         for req in ("throughput_output_tokens_per_s", "hourly_cost_usd"):
-            if req not in ent.values and isinstance(item, Mapping):
+            if req not in ent.values and isinstance(item, Mapping) and len(chk.problems) == before:
                 chk.problem(item, path, f"missing '{req}' (in the record or its file)")
         out.append(ent)
     return out

@@ -271,6 +271,11 @@ BENCHMARK_FIELDS = (
           maximum=1.0),
 )
 
+# Decision vocabulary: objective words that mean a quantity per workload kind, and requirements.
+OBJECTIVE_ALIASES = {"latency": {"generate": "request_latency", "matmul": "total_time", "train": "duration"},
+                     "cost": {"generate": "cost_per_million_tokens", "train": "cost"}}
+REQUIREMENTS = {"fits_memory": "fits", "fits": "fits", "meets_targets": "meets_targets"}
+
 DECISION_FIELDS = (
     Field("objective", "text", "Quantity to minimise (or maximise for rates), e.g. cost_per_million_tokens.",
           default="cost_per_million_tokens"),
@@ -336,10 +341,14 @@ class Checker:
                 self.unknown(key, sub, list(spec))
                 continue
             self.field(child, f, sub, out, f"{prefix}{f.name}")
+        self.require(node, fields, path)
+
+    def require(self, node: Mapping, fields: tuple[Field, ...], path: str) -> None:
         for f in fields:
             if f.required and node.get(f.name) is None:
-                example = f" like {f.example!r}" if f.example else ""
-                self.problem(node, path, f"missing required field '{f.name}' ({f.doc.rstrip('.')}{example})")
+                example = f", e.g. '{f.example}'" if f.example else ""
+                what = f.doc[0].lower() + f.doc[1:].rstrip(".")
+                self.problem(node, path, f"missing required field '{f.name}': {what}{example}")
 
     def unknown(self, key: Scalar, path: str, known: list[str]) -> None:
         close = difflib.get_close_matches(key.text, known, n=1, cutoff=0.6)
