@@ -78,7 +78,7 @@ class SweepResult:
     parameter: str
     workload: str
     values: list
-    series: dict[str, dict[str, list]]          # device -> quantity -> values
+    series: dict[str, dict[str, Any]]           # device -> quantity -> numpy array (or list) of values
     crossovers: list[dict]
 
 
@@ -293,15 +293,14 @@ def numeric_sweep(w: Entity, pairs: list[Pair], env: dict[str, Any], keys: list[
     for k in keys:
         senv[k] = xs
     run(pairs, senv)
-    series = {p.device: {x.d.id: as_list(senv[x.key], len(xs)) for x in p.present()} for p in pairs}
+    series = {p.device: {x.d.id: as_array(senv[x.key], len(xs)) for x in p.present()} for p in pairs}
     res = SweepResult(s.parameter, w.id, [float(x) for x in xs], series, [])
     res.crossovers = crossovers(w, pairs, senv, keys, res)
     return res
 
 
-def as_list(v: Any, n: int) -> list:
-    arr = np.broadcast_to(np.asarray(v), (n,))
-    return [scalar(x) for x in arr]
+def as_array(v: Any, n: int) -> np.ndarray:
+    return np.broadcast_to(np.asarray(v), (n,))
 
 
 def precision_sweep(scn: Scenario, w: Entity, s: Sweep) -> SweepResult:
@@ -339,9 +338,11 @@ def crossovers(w: Entity, pairs: list[Pair], env: dict, keys: list[str], res: Sw
                             "at": x, "from_here_faster": faster})
     for p in pairs:
         bound = res.series[p.device].get("bound")
-        if bound and "memory" in bound and "compute" in bound:
-            first = next(x for x, v in zip(res.values, bound) if v == "compute")
-            out.append({"kind": "compute_bound", "device": p.device, "at": first})
+        if bound is None:
+            continue
+        turned = np.nonzero(np.asarray(bound) == "compute")[0]
+        if len(turned) and turned[0] > 0:
+            out.append({"kind": "compute_bound", "device": p.device, "at": res.values[int(turned[0])]})
     return out
 
 

@@ -93,7 +93,7 @@ def test_kv_cache_not_counted_without_architecture_is_a_warning():
 def test_batch_sweep_turns_compute_bound():
     r = results_of("ref-7b-decode")
     s = next(s for s in r.sweeps if s.workload == "decode-batch-64")
-    assert s.series["accelerator"]["bound"][:7] == ["memory"] * 7
+    assert list(s.series["accelerator"]["bound"][:7]) == ["memory"] * 7
     assert [c for c in s.crossovers if c["kind"] == "compute_bound"] == [
         {"kind": "compute_bound", "device": "accelerator", "at": 128.0}]
 

@@ -8,6 +8,8 @@ import json
 import math
 from typing import Any
 
+import numpy as np
+
 from .. import __version__
 from ..evaluate import Pair, Results
 from ..scenario import sha256
@@ -17,8 +19,10 @@ def clean(v: Any) -> Any:
     """JSON-safe: non-finite floats become null."""
     if isinstance(v, float) and not math.isfinite(v):
         return None
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
     if isinstance(v, list):
-        return [clean(x) for x in v]
+        return [clean(x) for x in v] if any(isinstance(x, float) and not math.isfinite(x) for x in v) else v
     if isinstance(v, dict):
         return {k: clean(x) for k, x in v.items()}
     return v
