@@ -1,0 +1,50 @@
+"""The built-in catalog: every entry validates and carries its sources."""
+
+import pytest
+
+from sizing.scenario import catalog
+
+DEVICES, MODELS, PROBLEMS = catalog()
+
+
+def test_catalog_validates():
+    assert list(PROBLEMS) == []
+    assert len(DEVICES) >= 15 and len(MODELS) >= 20
+
+
+@pytest.mark.parametrize("entry", [*DEVICES.values(), *MODELS.values()], ids=lambda e: e.id)
+def test_every_entry_has_sources_and_every_figure_a_source(entry):
+    assert entry.has("sources[0].title")
+    for path, v in entry.values.items():
+        assert v.source.startswith(f"catalog {entry.id}: "), path
+
+
+def test_reference_illustrative_devices():
+    acc = DEVICES["illustrative-accelerator"]
+    assert acc.get("illustrative") is True
+    assert acc.get("compute.bf16") == 200e12
+    assert acc.get("memory_bandwidth") == 2e12
+    assert acc.get("memory") == 80e9
+    assert acc.get("link.bandwidth") == 25e9
+    assert acc.get("link.copy_overhead") == pytest.approx(10e-6)
+    assert acc.get("link.launch_overhead") == pytest.approx(8e-6)
+    assert acc.get("price") == pytest.approx(2 / 3600)
+    assert "illustrative" in acc.values["memory"].source
+    cpu = DEVICES["illustrative-cpu-server"]
+    assert (cpu.get("cpu.cores"), cpu.get("cpu.fma_units"), cpu.get("cpu.vector_width"), cpu.get("cpu.clock")) == (
+        8, 2, 32.0, 3e9)
+
+
+def test_reference_illustrative_models():
+    assert {m: MODELS[m].get("parameters") for m in ("illustrative-7b", "illustrative-embedding-100m",
+                                                       "illustrative-classifier-5m", "illustrative-edge-3m")} == {
+        "illustrative-7b": 7e9, "illustrative-embedding-100m": 1e8, "illustrative-classifier-5m": 5e6,
+        "illustrative-edge-3m": 3e6}
+
+
+def test_real_devices_have_no_price_and_tpus_are_cloud_only():
+    for d in DEVICES.values():
+        if not d.get("illustrative"):
+            assert not d.has("price"), d.id
+        if d.get("kind") == "tpu":
+            assert d.get("deployment[0]") == "cloud" and not d.has("deployment[1]")
