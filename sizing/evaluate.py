@@ -21,7 +21,10 @@ DEVICE_ROLES = {
     "memory": "memory", "memory_bandwidth": "memory_bandwidth", "link_bandwidth": "link.bandwidth",
     "copy_overhead": "link.copy_overhead", "launch_overhead": "link.launch_overhead",
     "matrix_unit": "matrix_unit", "price": "price", "cores": "cpu.cores", "fma_units": "cpu.fma_units",
-    "vector_width": "cpu.vector_width", "clock": "cpu.clock",
+    "vector_width": "cpu.vector_width", "clock": "cpu.clock", "bandwidth_efficiency": "bandwidth_efficiency",
+    "power": "power", "reserved_discount": "costs.reserved_discount", "purchase": "costs.purchase",
+    "amortisation": "costs.amortisation", "electricity": "costs.electricity", "pue": "costs.pue",
+    "hosting": "costs.hosting",
 }
 MODEL_ROLES = {r: r for r in ("parameters", "active_parameters", "layers", "kv_heads", "head_dim",
                                "kv_lora_rank", "qk_rope_head_dim")}
@@ -32,7 +35,8 @@ WORKLOAD_ROLES = {
     "max_utilisation": "traffic.max_utilisation", "redundancy": "traffic.redundancy",
     "per_token_target": "targets.per_token_p95", "ttft_target": "targets.ttft_p95",
     "latency_target": "targets.latency_p95", "job_items": "batch_job.items", "job_tokens": "batch_job.tokens",
-    "trainable": "trainable",
+    "trainable": "trainable", "average_traffic": "traffic.average", "api_output_price": "api.output_price",
+    "api_input_price": "api.input_price",
 }
 # `devices` means the replica's devices when serving, the devices used when training.
 DEVICES_ROLE = {"generate": "replica_devices", "train": "train_devices"}
@@ -243,9 +247,21 @@ def benchmark_pairs(binder: Binder, scn: Scenario) -> list[Pair]:
                                       b.values.get("utilisation") or derived(b, "utilisation", 1.0, "", "100 %",
                                                                              "default: busy all the time")),
         }
+        refs.update(calibration_refs(binder, scn, b))
         planned = F.plan("benchmark", refs, {}, f"{b.id}/record/")
         out.append(Pair(b.id, b.get("device", "record"), "benchmark", planned))
     return out
+
+
+def calibration_refs(binder: Binder, scn: Scenario, b: Entity) -> dict[str, F.Ref]:
+    """Tie a record to the scenario's prediction of the same configuration (`workload` on `on`)."""
+    wid, did = b.get("workload"), b.get("on")
+    if wid is None or did is None or did not in scn.compare:
+        return {}
+    w, d = scn.workloads[wid], scn.devices[did]
+    return {"prediction": F.Ref(f"{wid}/{did}/tokens_per_s", "tokens_per_s"),
+            "efficiency_now": binder.add("efficiency", d, "efficiency"),
+            "bandwidth_efficiency_now": binder.add("bandwidth_efficiency", d, "bandwidth_efficiency")}
 
 
 def warnings(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
@@ -256,7 +272,9 @@ def warnings(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
             continue
         w, d = scn.workloads[p.workload], scn.devices[p.device]
         for x in p.planned:
-            if not (isinstance(x.expr, F.Missing) and x.d.warn and x.expr.names & set(x.d.warn_on)):
+            # warn only when the listed inputs are the whole reason the quantity is absent
+            if not (isinstance(x.expr, F.Missing) and x.d.warn and x.expr.names
+                    and x.expr.names <= set(x.d.warn_on)):
                 continue
             ent = d if x.expr.names & set(DEVICE_ROLES) else scn.models.get(w.get("model"), w)
             if (ent.id, x.d.warn) in seen:

@@ -13,6 +13,7 @@ from .errors import Problem
 from .formulas import QUANTITIES
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
 from .schema import Checker, Entity, Field, Scenario, Value
+from .units import KINDS, parse_quantity
 
 CATALOG_DIR = Path(__file__).parent / "catalog"
 
@@ -118,6 +119,13 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
         fill_defaults(decision, S.DECISION_FIELDS, file)
         check_decision(chk, decision, workloads)
     benches = benchmarks(chk, root.get("benchmarks"), base)
+    for b in benches:
+        for key, table in (("workload", workloads), ("on", devices)):
+            ref = b.values.get(key)
+            if ref is not None and ref.value not in table:
+                chk.problems.append(Problem(file, ref.line, ref.col, f"benchmarks.{b.id}.{key}",
+                                            f"unknown {'workload' if key == 'workload' else 'device'} "
+                                            f"'{ref.value}'{suggest(ref.value, table)}"))
     if any(p.level == "error" for p in chk.problems):
         return None, chk.problems
     for m in models.values():
@@ -198,6 +206,16 @@ def default_value(v, unit, file: str, ent: Entity) -> Value:
     return Value(v, unit, str(v), file, ent.line, ent.col, "default")
 
 
+def default_of(f: Field, file: str, ent: Entity) -> Value:
+    """A field's default as a Value; a quantity default is written as text ('3 year') and parsed."""
+    if f.type.startswith("quantity:"):
+        kind = f.type[9:]
+        return Value(parse_quantity(f.default, kind), KINDS[kind].si_unit, f.default, file, ent.line, ent.col,
+                     "default")
+    unit = "" if isinstance(f.default, (int, float)) and not isinstance(f.default, bool) else None
+    return default_value(f.default, unit, file, ent)
+
+
 def fill_defaults(ent: Entity, fields: tuple[Field, ...], file: str, prefix: str = "") -> None:
     """Add the default of every absent field; a block's defaults only when the block is given."""
     for f in fields:
@@ -206,8 +224,7 @@ def fill_defaults(ent: Entity, fields: tuple[Field, ...], file: str, prefix: str
             if any(p.startswith(key + ".") for p in ent.values):
                 fill_defaults(ent, f.fields, file, prefix=f"{key}.")
         elif f.default is not None and key not in ent.values:
-            unit = "" if isinstance(f.default, (int, float)) and not isinstance(f.default, bool) else None
-            ent.values[key] = default_value(f.default, unit, file, ent)
+            ent.values[key] = default_of(f, file, ent)
 
 
 def model_defaults(m: Entity, file: str) -> None:

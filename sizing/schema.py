@@ -133,6 +133,19 @@ LINK_FIELDS = (
     Field("launch_overhead", q("duration"), "Fixed time to launch a kernel.", nonnegative=True, example="8 us"),
 )
 
+COST_FIELDS = (
+    Field("reserved_discount", "fraction", "Committed-use discount on the hourly price.", nonnegative=True,
+          maximum=1.0, default=0.0),
+    Field("purchase", q("money"), "On-premises purchase price per device (with its share of the server).",
+          positive=True, example="30000 USD"),
+    Field("amortisation", q("duration"), "Period over which the purchase is written off.", positive=True,
+          default="3 year", example="3 year"),
+    Field("electricity", q("energy_price"), "Electricity price.", nonnegative=True, example="0.12 USD/kWh"),
+    Field("pue", "count", "Power usage effectiveness of the data centre (>= 1).", positive=True, default=1.0),
+    Field("hosting", q("hourly_price"), "Hosting per device (rack, network, staff).", nonnegative=True,
+          example="150 USD/month"),
+)
+
 CPU_FIELDS = (
     Field("cores", "integer", "Physical cores.", positive=True, required=True),
     Field("fma_units", "integer", "Vector fused multiply-add units per core.", positive=True, required=True),
@@ -155,6 +168,9 @@ DEVICE_FIELDS = (
     Field("link", "block", "Host link; omit when data is already local.", fields=LINK_FIELDS),
     Field("matrix_unit", "integer", "Matrix unit tile edge; dimensions are padded to multiples.", positive=True),
     Field("price", q("hourly_price"), "Rental price per device-hour.", positive=True, example="2.00 USD/hour"),
+    Field("costs", "block", "Rental discount and on-premises costs.", fields=COST_FIELDS),
+    Field("bandwidth_efficiency", "fraction", "Delivered / peak memory bandwidth.", positive=True, maximum=1.0,
+          default=1.0),
     Field("power", q("power"), "Power draw.", positive=True, example="450 W"),
     Field("deployment", "list:enum", "Where it can be had.", choices=DEPLOYMENTS),
     Field("cpu", "block", "CPU micro-architecture: fp32 peak = cores x fma_units x lanes x 2 x clock.",
@@ -187,6 +203,8 @@ MODEL_FIELDS = (
 
 TRAFFIC_FIELDS = (
     Field("peak", q("request_rate"), "Peak arrival rate.", positive=True, example="20 request/s"),
+    Field("average", q("request_rate"), "Average arrival rate (sets the utilisation that prices idle time).",
+          positive=True, example="8 request/s"),
     Field("utilisation", "fraction", "Average busy fraction of the devices (prices idle time).",
           positive=True, maximum=1.0, default=1.0),
     Field("max_utilisation", "fraction", "Highest planned utilisation at the peak (headroom).",
@@ -198,6 +216,13 @@ TARGET_FIELDS = (
     Field("per_token_p95", q("duration"), "Per-token (decode step) time target.", positive=True, example="50 ms"),
     Field("ttft_p95", q("duration"), "Time to first token target.", positive=True, example="1 s"),
     Field("latency_p95", q("duration"), "Request latency target.", positive=True, example="30 ms"),
+)
+
+API_FIELDS = (
+    Field("output_price", q("token_price"), "API price per output token.", positive=True, required=True,
+          example="0.90 USD/Mtoken"),
+    Field("input_price", q("token_price"), "API price per input token.", nonnegative=True,
+          example="0.30 USD/Mtoken"),
 )
 
 BATCH_JOB_FIELDS = (
@@ -230,6 +255,7 @@ WORKLOAD_FIELDS = {
         Field("output_tokens", "count", "Generated tokens per request.", positive=True, default=1),
         Field("traffic", "block", "Arrival rate and utilisation.", fields=TRAFFIC_FIELDS),
         Field("targets", "block", "Latency targets.", fields=TARGET_FIELDS),
+        Field("api", "block", "A hosted API's prices, for the make-or-buy comparison.", fields=API_FIELDS),
     ),
     "forward": COMMON_WORKLOAD + (
         Field("model", "ref:model", "Model id (or give parameters)."),
@@ -269,6 +295,8 @@ BENCHMARK_FIELDS = (
     Field("hourly_cost_usd", "count", "Price per device-hour in USD.", positive=True),
     Field("utilisation", "fraction", "Share of time real traffic keeps the device busy.", positive=True,
           maximum=1.0),
+    Field("workload", "ref:workload", "Scenario workload predicting the same configuration (for calibration)."),
+    Field("on", "ref:device", "Scenario device the record was measured on (for calibration)."),
 )
 
 # Decision vocabulary: objective words that mean a quantity per workload kind, and requirements.

@@ -39,7 +39,7 @@ def test_every_shipped_scenario_validates(path):
 
 def test_base_is_clean_but_for_warnings():
     assert problems_of(BASE) == [
-        "s.yaml:4:3: warning: devices.gpu: no price: cost not computed (workload chat on gpu)",
+        "s.yaml:4:3: warning: devices.gpu: no price (hourly price or purchase): cost not computed (workload chat on gpu)",
         "s.yaml:10:3: warning: models.m7: the model has no architecture (layers, kv_heads, head_dim): "
         "KV cache not counted (workload chat on gpu)"]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .expr import (Const, all_present, ceil, first_present, floor, max_present, maximum, minimum,
-                   sum_present, where)
+from .expr import (TAIL, TINY, Const, all_present, ceil, erlang_c, first_present, fleet_search, floor,
+                   ln, max_present, maximum, minimum, sum_present, where)
 from .graph import ALL, NA, comparison, inp, quantity
 
 # Unit factors: literals that carry a unit so that the pint check sees them.
@@ -17,6 +17,7 @@ MONTH = Const(2629800, "s/month")               # one month = 1/12 of 365.25 day
 HOST_COPIES = 3                                 # A in, B in, C out
 REQUEST_COPIES = 2                              # input in, output out
 KV_TENSORS = 2                                  # keys and values
+NO_PRICE = "no price (hourly price or purchase): cost not computed"
 
 # -- inputs ---------------------------------------------------------------------------------
 inp("compute_rate", "FLOP/s", "peak dense rate at the workload's precision")
@@ -62,6 +63,20 @@ inp("state_bytes_per_parameter", "byte", "training state bytes per trainable par
 inp("trainable", "", "trainable share of the parameters (LoRA)")
 inp("train_devices", "", "devices used for training")
 inp("replica_devices", "", "devices serving one replica together (tensor parallel)")
+inp("bandwidth_efficiency", "", "delivered / peak memory bandwidth")
+inp("power", "W", "power draw of the device")
+inp("reserved_discount", "", "committed-use discount on the hourly price")
+inp("purchase", "USD", "purchase price per device")
+inp("amortisation", "s", "period over which the purchase is written off")
+inp("electricity", "USD/J", "electricity price")
+inp("pue", "", "power usage effectiveness of the data centre")
+inp("hosting", "USD/s", "hosting cost per device")
+inp("average_traffic", "request/s", "average arrival rate")
+inp("api_output_price", "USD/token", "hosted API price per output token")
+inp("api_input_price", "USD/token", "hosted API price per input token")
+inp("prediction", "token/s", "the scenario's prediction for the recorded configuration")
+inp("efficiency_now", "", "the device's compute efficiency in the scenario")
+inp("bandwidth_efficiency_now", "", "the device's bandwidth efficiency in the scenario")
 inp("measured_throughput", "token/s", "measured output tokens per second")
 inp("measured_price", "USD/s", "price per device-hour as recorded")
 
@@ -82,7 +97,7 @@ def peak_rate(q):
 
 @quantity(ALL, "delivered_rate", "FLOP/s", "rate the workload gets: as given, else peak × efficiency",
           display="TFLOP/s", warn="the device has no rate at this precision: times and rates not computed",
-          warn_on=("compute_rate",))
+          warn_on=("compute_rate", "delivered_given", "cores", "fma_units", "vector_width", "clock"))
 def delivered_rate(q):
     return first_present(q.delivered_given, q.peak_rate * q.efficiency)
 
@@ -90,6 +105,38 @@ def delivered_rate(q):
 @quantity(ALL, "ridge_point", "FLOP/byte", "intensity above which the device is compute-bound: peak / bandwidth")
 def ridge_point(q):
     return q.peak_rate / q.memory_bandwidth
+
+
+@quantity(ALL, "delivered_bandwidth", "byte/s", "memory bandwidth the workload gets: bandwidth × bandwidth efficiency",
+          display="TB/s")
+def delivered_bandwidth(q):
+    return q.memory_bandwidth * q.bandwidth_efficiency
+
+
+@quantity(ALL, "rent_rate", "USD/s", "rental cost per device: hourly price × (1 − committed-use discount)",
+          display="USD/hour")
+def rent_rate(q):
+    return q.price * (1 - q.reserved_discount) if q.has("reserved_discount") else q.price
+
+
+@quantity(ALL, "own_rate", "USD/s",
+          "on-premises cost per device: purchase / amortisation + power × PUE × electricity + hosting",
+          display="USD/hour")
+def own_rate(q):
+    return sum_present(q.purchase / q.amortisation, q.power * q.pue * q.electricity, q.hosting) \
+        if q.has("purchase") else q.purchase
+
+
+@quantity(ALL, "device_rate", "USD/s", "cost per device used for the totals: rental where priced, else owned",
+          display="USD/hour")
+def device_rate(q):
+    return first_present(q.rent_rate, q.own_rate)
+
+
+@quantity(ALL, "breakeven_utilisation", "",
+          "owning beats renting by the hour above this utilisation: own cost / rental cost", display="%")
+def breakeven_utilisation(q):
+    return q.own_rate / q.rent_rate
 
 
 # -- matmul ---------------------------------------------------------------------------------
@@ -141,7 +188,7 @@ def mm_compute_time(q):
 @quantity("matmul", "memory_time", "s", "bytes at the memory bandwidth", display="us",
           warn="no memory bandwidth: the memory-bound time is not counted", warn_on=("memory_bandwidth",))
 def mm_memory_time(q):
-    return q.bytes / q.memory_bandwidth
+    return q.bytes / q.delivered_bandwidth
 
 
 @quantity("matmul", "kernel_time", "s", "on-device time: max(compute time, memory time)", display="us")
@@ -277,7 +324,7 @@ def gen_intensity(q):
           warn="no memory bandwidth: the memory-bound decode time is not counted",
           warn_on=("memory_bandwidth",))
 def gen_step_memory_time(q):
-    return q.step_bytes / (q.memory_bandwidth * q.replica_devices)
+    return q.step_bytes / (q.delivered_bandwidth * q.replica_devices)
 
 
 @quantity("generate", "step_compute_time", "s", "decode step FLOPs at the delivered rate", display="ms")
@@ -313,10 +360,10 @@ def gen_compute_bound_batch(q):
     # The replica's device count cancels: both sides of memory time = compute time divide by it.
     per_seq_flops_time = FLOP_PER_PARAM_TOKEN * used_parameters(q) * TOKEN / q.delivered_rate
     if not q.has("kv_bytes_per_token"):
-        return q.weights_bytes / q.memory_bandwidth / per_seq_flops_time
-    per_seq_kv_time = (q.input_tokens + q.output_tokens / 2) * q.kv_bytes_per_token / q.memory_bandwidth
+        return q.weights_bytes / q.delivered_bandwidth / per_seq_flops_time
+    per_seq_kv_time = (q.input_tokens + q.output_tokens / 2) * q.kv_bytes_per_token / q.delivered_bandwidth
     gain = per_seq_flops_time - per_seq_kv_time
-    return where(gain > 0, q.weights_bytes / q.memory_bandwidth / gain, "never")
+    return where(gain > 0, q.weights_bytes / q.delivered_bandwidth / gain, "never")
 
 
 @quantity("generate", "prefill_flops", "FLOP", "prompt processing: 2 × parameters used × input tokens", display="TFLOP")
@@ -329,7 +376,7 @@ def gen_prefill_flops(q):
 def gen_prefill_time(q):
     devices = q.replica_devices
     return max_present(q.prefill_flops / (q.delivered_rate * devices),
-                       q.weights_bytes / (q.memory_bandwidth * devices))
+                       q.weights_bytes / (q.delivered_bandwidth * devices))
 
 
 @quantity("generate", "ttft", "s", "time to first token: the prefill (no queueing)", display="ms")
@@ -348,22 +395,70 @@ def gen_requests_per_s(q):
     return q.tokens_per_s / q.output_tokens * REQUEST
 
 
-@quantity("generate", "cost_per_million_tokens", "USD/Mtoken",
-          "price / (tokens per second × utilisation), per million output tokens", display="USD/Mtoken",
-          warn="no price: cost not computed", warn_on=("price",))
-def gen_cost_per_million(q):
-    return q.price * q.replica_devices / (q.tokens_per_s * q.utilisation) * PER_MILLION
+@quantity("generate", "slots", "", "requests one replica serves at once: the batch")
+def gen_slots(q):
+    return q.batch
 
 
-@quantity("generate", "replicas", "", "replicas for the peak at the maximum utilisation, plus redundancy")
-def gen_replicas(q):
-    return ceil(q.peak_traffic / (q.requests_per_s * q.max_utilisation)) + q.redundancy
+TRAFFIC = ("generate", "forward")
 
 
-@quantity("generate", "monthly_cost", "USD/month", "replicas × devices per replica × price × one month",
-          display="USD/month")
-def gen_monthly_cost(q):
-    return q.replicas * q.replica_devices * q.price * MONTH
+@quantity(TRAFFIC, "servers_for_peak", "", "replicas for the peak at the maximum utilisation (no redundancy)")
+def servers_for_peak(q):
+    return ceil(q.peak_traffic / (q.requests_per_s * q.max_utilisation))
+
+
+@quantity(TRAFFIC, "offered_load", "", "Erlang load at the peak: peak × slots / requests per second per replica")
+def offered_load(q):
+    return q.peak_traffic * q.slots / q.requests_per_s
+
+
+@quantity(TRAFFIC, "servers", "",
+          "replicas serving the peak (without redundancy): the fewest at the maximum utilisation whose p95 wait "
+          "still fits the latency target")
+def servers(q):
+    if not q.has("target_slack"):
+        return q.servers_for_peak
+    slack = q.target_slack
+    extra = fleet_search(q.servers_for_peak, q.slots, q.offered_load,
+                         slack * q.requests_per_s / REQUEST, slack * q.peak_traffic / REQUEST)
+    return where(slack > 0, q.servers_for_peak + extra, q.servers_for_peak)
+
+
+@quantity(TRAFFIC, "replicas", "", "fleet for the peak: servers + redundancy (N+k)")
+def replicas(q):
+    return q.servers + q.redundancy
+
+
+@quantity(TRAFFIC, "utilisation_at_peak", "", "busy share of the servers (without redundancy) at the peak",
+          display="%")
+def utilisation_at_peak(q):
+    return q.peak_traffic / (q.servers * q.requests_per_s)
+
+
+@quantity(TRAFFIC, "wait_probability", "", "chance that a request waits at the peak (Erlang C, M/M/c)",
+          display="%")
+def wait_probability(q):
+    return erlang_c(q.servers * q.slots, q.offered_load)
+
+
+@quantity(TRAFFIC, "queue_wait_p95", "s", "95th percentile of the wait for a slot at the peak (M/M/c)",
+          display="ms")
+def queue_wait_p95(q):
+    spare = q.servers * q.requests_per_s - q.peak_traffic
+    return maximum(0, ln(q.wait_probability / TAIL + TINY)) * REQUEST / spare
+
+
+@quantity("generate", "ttft_p95", "s", "time to first token at the p95 of the peak: prefill + queue wait",
+          display="ms")
+def gen_ttft_p95(q):
+    return q.ttft + q.queue_wait_p95
+
+
+@quantity("generate", "response_p95", "s", "whole answer at the p95 of the peak: request latency + queue wait",
+          display="s")
+def gen_response_p95(q):
+    return q.request_latency + q.queue_wait_p95
 
 
 @quantity("generate", "meets_per_token", "", "step time ≤ per-token target")
@@ -371,14 +466,76 @@ def gen_meets_per_token(q):
     return q.step_time <= q.per_token_target
 
 
-@quantity("generate", "meets_ttft", "", "time to first token ≤ target")
+@quantity("generate", "meets_ttft", "", "time to first token (with queueing at the peak) ≤ target")
 def gen_meets_ttft(q):
-    return q.ttft <= q.ttft_target
+    return first_present(q.ttft_p95, q.ttft) <= q.ttft_target
 
 
 @quantity("generate", "meets_targets", "", "every latency target given is met")
 def gen_meets_targets(q):
     return all_present(q.meets_per_token, q.meets_ttft)
+
+
+@quantity("generate", "target_slack", "s", "time left for queueing within the time to first token target",
+          display="ms")
+def gen_target_slack(q):
+    return q.ttft_target - q.ttft
+
+
+@quantity(TRAFFIC, "average_utilisation", "", "busy share of the whole fleet at the average traffic",
+          display="%")
+def average_utilisation(q):
+    return q.average_traffic / (q.replicas * q.requests_per_s)
+
+
+def utilisation_basis(q):
+    """The busy share that prices idle time: from the average traffic where given, else as stated."""
+    return first_present(q.average_utilisation, q.utilisation)
+
+
+@quantity("generate", "cost_per_million_tokens", "USD/Mtoken",
+          "device cost × devices per replica / (tokens per second × utilisation), per million output tokens",
+          display="USD/Mtoken", warn=NO_PRICE, warn_on=("price", "purchase"))
+def gen_cost_per_million(q):
+    return q.device_rate * q.replica_devices / (q.tokens_per_s * utilisation_basis(q)) * PER_MILLION
+
+
+@quantity("generate", "monthly_cost", "USD/month", "replicas × devices per replica × device cost × one month",
+          display="USD/month")
+def gen_monthly_cost(q):
+    return q.replicas * q.replica_devices * q.device_rate * MONTH
+
+
+@quantity("generate", "monthly_cost_rent", "USD/month", "the fleet rented: replicas × devices × rental cost",
+          display="USD/month")
+def gen_monthly_rent(q):
+    return q.replicas * q.replica_devices * q.rent_rate * MONTH
+
+
+@quantity("generate", "monthly_cost_own", "USD/month", "the fleet owned: replicas × devices × on-premises cost",
+          display="USD/month")
+def gen_monthly_own(q):
+    return q.replicas * q.replica_devices * q.own_rate * MONTH
+
+
+@quantity("generate", "api_cost_per_million_tokens", "USD/Mtoken",
+          "hosted API: (output price × output tokens + input price × input tokens) per million output tokens",
+          display="USD/Mtoken")
+def gen_api_cost(q):
+    per_request = sum_present(q.api_output_price * q.output_tokens, q.api_input_price * q.input_tokens)
+    return per_request / q.output_tokens * PER_MILLION
+
+
+@quantity("generate", "api_monthly_cost", "USD/month", "hosted API at the average traffic for one month",
+          display="USD/month")
+def gen_api_monthly(q):
+    per_request = sum_present(q.api_output_price * q.output_tokens, q.api_input_price * q.input_tokens)
+    return q.average_traffic / REQUEST * per_request * MONTH
+
+
+@quantity("generate", "cheaper_than_api", "", "own fleet's cost per million tokens ≤ the API's")
+def gen_cheaper_than_api(q):
+    return q.cost_per_million_tokens <= q.api_cost_per_million_tokens
 
 
 # -- forward (encoders, embedders, classifiers, edge models) --------------------------------
@@ -404,7 +561,7 @@ def fw_compute_time(q):
 
 @quantity("forward", "memory_time", "s", "weights streamed once at the memory bandwidth", display="ms")
 def fw_memory_time(q):
-    return q.footprint_bytes / q.memory_bandwidth
+    return q.footprint_bytes / q.delivered_bandwidth
 
 
 @quantity("forward", "overhead_time", "s", "over a host link: 2 copies × copy overhead + launch overhead",
@@ -426,20 +583,30 @@ def fw_requests_per_s(q):
     return REQUEST / q.latency
 
 
-@quantity("forward", "devices_needed", "", "devices for the peak at the maximum utilisation, plus redundancy")
+@quantity("forward", "slots", "", "requests one device serves at once")
+def fw_slots(q):
+    return 1
+
+
+@quantity("forward", "response_p95", "s", "latency + queue wait at the p95 of the peak", display="ms")
+def fw_response_p95(q):
+    return q.latency + q.queue_wait_p95
+
+
+@quantity("forward", "devices_needed", "", "devices for the peak (one replica is one device)")
 def fw_devices_needed(q):
-    return ceil(q.peak_traffic / (q.requests_per_s * q.max_utilisation)) + q.redundancy
+    return q.replicas
 
 
-@quantity("forward", "monthly_cost", "USD/month", "devices needed × price × one month", display="USD/month",
-          warn="no price: cost not computed", warn_on=("price",))
+@quantity("forward", "monthly_cost", "USD/month", "devices needed × device cost × one month", display="USD/month",
+          warn=NO_PRICE, warn_on=("price", "purchase"))
 def fw_monthly_cost(q):
-    return q.devices_needed * q.price * MONTH
+    return q.devices_needed * q.device_rate * MONTH
 
 
-@quantity("forward", "meets_latency", "", "latency ≤ target")
+@quantity("forward", "meets_latency", "", "latency (with queueing at the peak) ≤ target")
 def fw_meets_latency(q):
-    return q.latency <= q.latency_target
+    return first_present(q.response_p95, q.latency) <= q.latency_target
 
 
 @quantity("forward", "meets_targets", "", "every latency target given is met")
@@ -447,10 +614,15 @@ def fw_meets_targets(q):
     return q.meets_latency
 
 
-@quantity("forward", "cost_per_million_requests", "USD", "price / (requests per second × utilisation) × 1e6",
-          display="USD")
+@quantity("forward", "target_slack", "s", "time left for queueing within the latency target", display="ms")
+def fw_target_slack(q):
+    return q.latency_target - q.latency
+
+
+@quantity("forward", "cost_per_million_requests", "USD",
+          "device cost / (requests per second × utilisation) × one million requests", display="USD")
 def fw_cost_per_million(q):
-    return q.price / (q.requests_per_s * q.utilisation) * REQUEST * 1e6
+    return q.device_rate / (q.requests_per_s * utilisation_basis(q)) * REQUEST * 1e6
 
 
 @quantity("forward", "item_time", "s", "bulk job: one item's FLOPs at the delivered rate", display="ms")
@@ -465,7 +637,7 @@ def fw_batch_job_time(q):
 
 @quantity("forward", "batch_job_cost", "USD", "bulk job: time × price", display="USD")
 def fw_batch_job_cost(q):
-    return q.batch_job_time * q.price
+    return q.batch_job_time * q.device_rate
 
 
 @comparison(("forward",), "speedup_vs", "", "latency on the other device / latency here", base="latency")
@@ -515,10 +687,10 @@ def tr_duration(q):
     return q.flops / (q.delivered_rate * q.devices)
 
 
-@quantity("train", "cost", "USD", "duration × devices × price", display="USD", warn="no price: cost not computed",
-          warn_on=("price",))
+@quantity("train", "cost", "USD", "duration × devices × device cost", display="USD", warn=NO_PRICE,
+          warn_on=("price", "purchase"))
 def tr_cost(q):
-    return q.duration * q.devices * q.price
+    return q.duration * q.devices * q.device_rate
 
 
 # -- benchmark records ----------------------------------------------------------------------
@@ -537,3 +709,26 @@ def bm_effective(q):
           "recorded price / (measured throughput × utilisation), per million tokens", display="USD/Mtoken")
 def bm_cost_at_utilisation(q):
     return q.measured_price / q.effective_throughput * PER_MILLION
+
+
+@quantity("benchmark", "predicted_tokens_per_s", "token/s", "the scenario's prediction for the same configuration",
+          display="token/s")
+def bm_predicted(q):
+    return q.prediction
+
+
+@quantity("benchmark", "measured_vs_predicted", "", "measured / predicted throughput", display="%")
+def bm_ratio(q):
+    return q.measured_throughput / q.predicted_tokens_per_s
+
+
+@quantity("benchmark", "calibrated_efficiency", "",
+          "compute efficiency that makes the prediction match the measurement (when compute-bound)", display="%")
+def bm_calibrated_efficiency(q):
+    return q.efficiency_now * q.measured_vs_predicted
+
+
+@quantity("benchmark", "calibrated_bandwidth_efficiency", "",
+          "bandwidth efficiency that makes the prediction match the measurement (when memory-bound)", display="%")
+def bm_calibrated_bandwidth(q):
+    return q.bandwidth_efficiency_now * q.measured_vs_predicted

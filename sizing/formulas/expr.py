@@ -99,6 +99,17 @@ def ceil(x): return call("ceil", x)
 def floor(x): return call("floor", x)
 def where(cond, a, b): return call("if", cond, a, b)
 def all_of(*args): return call("and", *args)
+def ln(x): return call("ln", x)
+def erlang_c(servers, load): return call("erlang_c", servers, load)
+
+
+def fleet_search(base, slots, load, per_server, arrivals):
+    """Extra servers (0..FLEET_SEARCH-1) beyond `base` before the p95 wait fits the slack.
+
+    `per_server` and `arrivals` are requests one server completes, and requests arriving, within
+    the slack; a candidate fails while ln(C / 5 %) > servers x per_server - arrivals.
+    """
+    return call("fleet_search", base, slots, load, per_server, arrivals)
 
 
 def sum_present(*args) -> Expr:
@@ -169,7 +180,57 @@ def _and(*xs):
     return all(xs) if _scalar(*xs) else reduce(np.logical_and, xs)
 
 
-FUNCS: dict[str, Callable] = {"max": _max, "min": _min, "ceil": _ceil, "floor": _floor, "if": _if, "and": _and}
+TAIL = 0.05            # p95: the probability of waiting longer is 5 %
+TINY = 1e-300          # keeps ln() finite when the chance of waiting underflows to zero
+FLEET_SEARCH = 64      # candidates tried above the fleet for the peak
+
+
+def _magnitude(x):
+    return getattr(x, "magnitude", x)
+
+
+def _erlang_c(c, a):
+    """Erlang C: the probability that an arrival waits, for c servers and offered load a (M/M/c)."""
+    c, a = _magnitude(c), _magnitude(a)
+    if _scalar(c, a):
+        b = 1.0
+        for k in range(1, int(round(c)) + 1):       # Erlang B by its stable recursion
+            b = a * b / (k + a * b)
+        return c * b / (c - a * (1 - b)) if c > a else 1.0
+    return _erlang_c_array(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
+
+
+def _erlang_c_array(c, a):
+    from scipy.special import gammaincc, gammaln   # only sweeps need it
+
+    c, a = np.broadcast_arrays(c, a)
+    with np.errstate(all="ignore"):
+        pmf = np.exp(c * np.log(a) - a - gammaln(c + 1))
+        cdf = gammaincc(c + 1, a)                   # P(X <= c) for X ~ Poisson(a)
+        b = pmf / cdf
+        return np.where(c > a, c * b / (c - a * (1 - b)), 1.0)
+
+
+def _fleet_search(base, slots, a, per_server, arrivals):
+    base, slots, a, per_server, arrivals = map(_magnitude, (base, slots, a, per_server, arrivals))
+    ks = np.arange(FLEET_SEARCH)
+    if _scalar(base, slots, a, per_server, arrivals):
+        fails = [math.log(_erlang_c((base + k) * slots, a) / TAIL + TINY) > (base + k) * per_server - arrivals
+                 for k in ks]
+        return float(sum(fails))
+    args = [np.asarray(x, dtype=float)[..., None] for x in (base, slots, a, per_server, arrivals)]
+    base, slots, a, per_server, arrivals = args
+    servers = base + ks
+    c = _erlang_c_array(servers * slots, a)
+    return np.sum(np.log(c / TAIL + TINY) > servers * per_server - arrivals, axis=-1).astype(float)
+
+
+def _ln(x):
+    return math.log(x) if _scalar(x) else np.log(x)
+
+
+FUNCS: dict[str, Callable] = {"max": _max, "min": _min, "ceil": _ceil, "floor": _floor, "if": _if, "and": _and,
+                              "ln": _ln, "erlang_c": _erlang_c, "fleet_search": _fleet_search}
 OPS: dict[str, Callable] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
@@ -197,7 +258,24 @@ def excel_number(x: float) -> str:
     return repr(float(x)).upper()      # 1e-05 -> 1E-05: the form every spreadsheet reads
 
 
-EXCEL_FUNCS = {"max": "MAX", "min": "MIN", "and": "AND"}
+EXCEL_FUNCS = {"max": "MAX", "min": "MIN", "and": "AND", "ln": "LN"}
+
+
+def excel_erlang_c(c: str, a: str) -> str:
+    """Erlang C from Erlang B = Poisson pmf / cdf (the spreadsheet has no loops)."""
+    b = f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
+    return f"IF({c}>{a},{c}*{b}/({c}-{a}*(1-{b})),1)"
+
+
+def excel_fleet_search(base: str, slots: str, a: str, per_server: str, arrivals: str) -> str:
+    """Count the failing candidates with SUMPRODUCT over an array constant of offsets."""
+    ks = "{" + ",".join(str(k) for k in range(FLEET_SEARCH)) + "}"
+    servers = f"({base}+{ks})"
+    c = f"({servers}*{slots})"
+    b = f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
+    erlang = f"({c}*{b}/({c}-{a}*(1-{b})))"
+    return (f"SUMPRODUCT(--(LN({erlang}/{excel_number(TAIL)}+{excel_number(TINY)})"
+            f">{servers}*{per_server}-{arrivals}))")
 
 
 def to_excel(e: Expr, name: Callable[[Ref], str], parent: int = -1) -> str:
@@ -221,6 +299,10 @@ def to_excel(e: Expr, name: Callable[[Ref], str], parent: int = -1) -> str:
             return f"ROUNDDOWN({args[0]},0)"
         if e.fn == "if":
             return f"IF({','.join(args)})"
+        if e.fn == "erlang_c":
+            return excel_erlang_c(*(f"({x})" for x in args))
+        if e.fn == "fleet_search":
+            return excel_fleet_search(*(f"({x})" for x in args))
         return f"{EXCEL_FUNCS[e.fn]}({','.join(args)})"
     raise TypeError(f"cannot render {e!r}")
 
@@ -243,7 +325,8 @@ def to_text(e: Expr, parent: int = -1) -> str:
         s = f"{to_text(e.a, p)} {TEXT_OPS[e.op]} {to_text(e.b, p + (e.op in '-/'))}"
         return f"({s})" if p < parent else s
     if isinstance(e, Call):
-        names = {"if": "if", "and": "all", "ceil": "ceil", "floor": "floor", "max": "max", "min": "min"}
+        names = {"if": "if", "and": "all", "ceil": "ceil", "floor": "floor", "max": "max", "min": "min",
+                 "ln": "ln", "erlang_c": "erlang_c", "fleet_search": "fleet_search"}
         return f"{names[e.fn]}({', '.join(to_text(a) for a in e.args)})"
     raise TypeError(f"cannot render {e!r}")
 

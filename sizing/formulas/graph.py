@@ -84,12 +84,17 @@ def definition(qid: str) -> QuantityDef | None:
     return next((d for d in QUANTITIES if d.id == qid), None)
 
 
+class NotYet(Exception):
+    """A definition asked for a quantity of its kind that is not planned yet."""
+
+
 class Space:
     """What a definition sees: inputs and earlier quantities of its pair as references."""
 
-    def __init__(self, inputs: dict[str, Ref], texts: dict[str, str]):
+    def __init__(self, inputs: dict[str, Ref], texts: dict[str, str], kind_ids: set[str]):
         self._inputs = inputs
         self._texts = texts
+        self._kind_ids = kind_ids
         self._done: dict[str, Expr] = {}
 
     def __getattr__(self, name: str) -> Expr:
@@ -97,6 +102,8 @@ class Space:
             raise AttributeError(name)
         if name in self._done:
             return self._done[name]
+        if name in self._kind_ids:
+            raise NotYet(name)
         if name in INPUTS:
             return self._inputs.get(name, Missing(frozenset([name])))
         raise AttributeError(f"no input or earlier quantity named {name!r}")
@@ -118,13 +125,23 @@ class Planned:
 
 
 def plan(kind: str, inputs: dict[str, Ref], texts: dict[str, str], prefix: str) -> list[Planned]:
-    """Bind every quantity of `kind` to a pair's inputs, in definition order."""
-    space = Space(inputs, texts)
-    out = []
-    for d in quantity_defs(kind):
-        e = d.fn(space)
-        e = e if isinstance(e, Expr) else Const(e)
-        key = f"{prefix}{d.id}"
-        space._done[d.id] = e if isinstance(e, Missing) else Ref(key, d.id)
-        out.append(Planned(d, e, key))
+    """Bind every quantity of `kind` to a pair's inputs: in definition order, each after those it uses."""
+    pending = quantity_defs(kind)
+    space = Space(inputs, texts, {d.id for d in pending})
+    out: list[Planned] = []
+    while pending:
+        later = []
+        for d in pending:
+            try:
+                e = d.fn(space)
+            except NotYet:
+                later.append(d)
+                continue
+            e = e if isinstance(e, Expr) else Const(e)
+            key = f"{prefix}{d.id}"
+            space._done[d.id] = e if isinstance(e, Missing) else Ref(key, d.id)
+            out.append(Planned(d, e, key))
+        if len(later) == len(pending):
+            raise RuntimeError(f"circular definitions: {', '.join(d.id for d in later)}")
+        pending = later
     return out

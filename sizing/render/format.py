@@ -13,7 +13,7 @@ SCALES: dict[str, list[tuple[str, float]]] = {
     "FLOP": [("PFLOP", 1e15), ("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6), ("FLOP", 1.0)],
     "FLOP/s": [("PFLOP/s", 1e15), ("TFLOP/s", 1e12), ("GFLOP/s", 1e9), ("MFLOP/s", 1e6), ("FLOP/s", 1.0)],
     "byte/token": [("MB/token", 1e6), ("kB/token", 1e3), ("B/token", 1.0)],
-    "USD/s": [("USD/hour", 1 / 3600)],
+    "USD/s": [("$/hour", 1 / 3600)],
     "1/s": [("GHz", 1e9), ("MHz", 1e6), ("Hz", 1.0)],
 }
 FIXED: dict[str, tuple[str, float]] = {
@@ -63,7 +63,9 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4) ->
         return value
     if display == "%":
         return percent(value, digits)
-    if unit in SCALES:
+    if unit in SCALES and value == 0:
+        name, factor = FIXED.get(display, (SCALES[unit][-1][0] if unit != "s" else "s", 1.0))
+    elif unit in SCALES:
         name, factor = scale_for(value, unit)
     elif display in FIXED:
         name, factor = FIXED[display]
