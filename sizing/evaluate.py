@@ -254,8 +254,8 @@ def benchmark_pairs(binder: Binder, scn: Scenario) -> list[Pair]:
 
 
 def calibration_refs(binder: Binder, scn: Scenario, b: Entity) -> dict[str, F.Ref]:
-    """Tie a record to the scenario's prediction of the same configuration (`workload` on `on`)."""
-    wid, did = b.get("workload"), b.get("on")
+    """Tie a record to the scenario's prediction of the same configuration (`workload` on `scenario_device`)."""
+    wid, did = b.get("workload"), b.get("scenario_device")
     if wid is None or did is None or did not in scn.compare:
         return {}
     w, d = scn.workloads[wid], scn.devices[did]

@@ -120,7 +120,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
         check_decision(chk, decision, workloads)
     benches = benchmarks(chk, root.get("benchmarks"), base)
     for b in benches:
-        for key, table in (("workload", workloads), ("on", devices)):
+        for key, table in (("workload", workloads), ("scenario_device", devices)):
             ref = b.values.get(key)
             if ref is not None and ref.value not in table:
                 chk.problems.append(Problem(file, ref.line, ref.col, f"benchmarks.{b.id}.{key}",

@@ -296,7 +296,7 @@ BENCHMARK_FIELDS = (
     Field("utilisation", "fraction", "Share of time real traffic keeps the device busy.", positive=True,
           maximum=1.0),
     Field("workload", "ref:workload", "Scenario workload predicting the same configuration (for calibration)."),
-    Field("on", "ref:device", "Scenario device the record was measured on (for calibration)."),
+    Field("scenario_device", "ref:device", "Scenario device the record was measured on (for calibration)."),
 )
 
 # Decision vocabulary: objective words that mean a quantity per workload kind, and requirements.

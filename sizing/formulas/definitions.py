@@ -366,6 +366,30 @@ def gen_compute_bound_batch(q):
     return where(gain > 0, q.weights_bytes / q.delivered_bandwidth / gain, "never")
 
 
+@quantity("generate", "best_batch", "",
+          "largest batch (most tokens/s) whose decode step meets the per-token target and whose KV cache fits")
+def gen_best_batch(q):
+    budget = q.per_token_target * q.replica_devices
+    by_compute = budget * q.delivered_rate / (FLOP_PER_PARAM_TOKEN * used_parameters(q) * TOKEN)
+    if not q.has("kv_bytes_per_token"):
+        fits_weights = q.weights_bytes <= budget * q.delivered_bandwidth
+        return where(fits_weights, floor(by_compute), 0)
+    per_seq = (q.input_tokens + q.output_tokens / 2) * q.kv_bytes_per_token
+    by_bandwidth = (budget * q.delivered_bandwidth - q.weights_bytes) / per_seq
+    return maximum(0, floor(minimum(q.max_batch, by_bandwidth, by_compute)))
+
+
+@quantity("generate", "best_batch_tokens_per_s", "token/s", "aggregate tokens/s at the best batch",
+          display="token/s", maximise=True)
+def gen_best_batch_rate(q):
+    per_seq = (q.input_tokens + q.output_tokens / 2) * q.kv_bytes_per_token
+    bytes_ = sum_present(q.weights_bytes, q.best_batch * per_seq)
+    devices = q.replica_devices
+    step = maximum(bytes_ / (q.delivered_bandwidth * devices),
+                   FLOP_PER_PARAM_TOKEN * used_parameters(q) * q.best_batch * TOKEN / (q.delivered_rate * devices))
+    return q.best_batch * TOKEN / step
+
+
 @quantity("generate", "prefill_flops", "FLOP", "prompt processing: 2 × parameters used × input tokens", display="TFLOP")
 def gen_prefill_flops(q):
     return FLOP_PER_PARAM_TOKEN * used_parameters(q) * q.input_tokens

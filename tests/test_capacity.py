@@ -1,0 +1,166 @@
+"""Capacity and economics: queueing, fleets, rent vs own, make-or-buy, calibration."""
+
+import math
+
+import numpy as np
+import pytest
+
+from helpers import problems_of, results_of, value
+from sizing.evaluate import evaluate
+from sizing.formulas.expr import _erlang_c, _fleet_search
+from sizing.scenario import load_scenario_bytes
+
+
+def erlang_c_by_definition(c: int, a: float) -> float:
+    top = a ** c / math.factorial(c) * c / (c - a)
+    return top / (sum(a ** k / math.factorial(k) for k in range(c)) + top)
+
+
+@pytest.mark.parametrize("c,a,published", [
+    (1, 0.5, 0.5),            # M/M/1: the chance of waiting is the utilisation
+    (2, 1.0, 1 / 3),
+    (3, 2.0, 4 / 9),
+    (5, 4.0, 0.5541),         # Erlang C tables: 5 servers, 4 erlangs -> 55.4 %
+    (10, 8.0, 0.4092),        # 10 servers, 8 erlangs -> 40.9 %
+    (20, 15.0, 0.1604),       # 20 servers, 15 erlangs -> 16.0 %
+])
+def test_erlang_c_against_published_values(c, a, published):
+    assert _erlang_c(c, a) == pytest.approx(published, abs=5e-5)
+    assert _erlang_c(c, a) == pytest.approx(erlang_c_by_definition(c, a), rel=1e-12)
+    arr = _erlang_c(np.array([c, c]), np.array([a, a]))
+    assert arr == pytest.approx([_erlang_c(c, a)] * 2, rel=1e-10)
+
+
+def test_erlang_c_is_one_when_overloaded_and_large_fleets_stay_finite():
+    assert _erlang_c(3, 3.0) == 1.0 and _erlang_c(2, 5.0) == 1.0
+    assert 0 <= _erlang_c(2000, 1500.0) < 1e-6
+    assert _erlang_c(np.array([2000.0]), np.array([1500.0]))[0] == pytest.approx(_erlang_c(2000, 1500.0), abs=1e-12)
+
+
+def test_fleet_search_scalar_and_array_agree():
+    args = (1, 1, 0.64, 0.0172 * 78.125, 0.0172 * 50)
+    assert _fleet_search(*args) == 1.0
+    assert _fleet_search(*(np.array([x, x]) for x in args)).tolist() == [1.0, 1.0]
+
+
+SERVICE = """\
+sizing: 1
+name: service
+devices:
+  cpu:
+    kind: cpu
+    delivered: {fp32: 50 GFLOP/s}
+    price: 0.40 USD/hour
+workloads:
+  routing:
+    kind: forward
+    parameters: 5e6
+    tokens: 64
+    traffic: {peak: 50 request/s, average: 20 request/s, max_utilisation: 70 %, redundancy: 1}
+    targets: {latency_p95: 30 ms}
+"""
+
+
+def evaluated(text: str):
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None, problems
+    return evaluate(scn)
+
+
+def test_mm1_by_hand_and_the_fleet_that_meets_the_target():
+    r = evaluated(SERVICE.replace("latency_p95: 30 ms", "latency_p95: 200 ms"))
+    p = r.pair("routing", "cpu").values
+    assert p["latency"] == pytest.approx(12.8e-3)
+    assert p["requests_per_s"] == pytest.approx(78.125)
+    assert p["servers_for_peak"] == 1 and p["servers"] == 1 and p["replicas"] == 2
+    assert p["utilisation_at_peak"] == pytest.approx(0.64)
+    assert p["wait_probability"] == pytest.approx(0.64)
+    assert p["queue_wait_p95"] == pytest.approx(math.log(0.64 / 0.05) / (78.125 - 50))   # 90.6 ms
+    assert p["response_p95"] == pytest.approx(12.8e-3 + math.log(0.64 / 0.05) / 28.125)
+    assert p["meets_targets"] is True
+    # with a 30 ms target one server's 90.6 ms p95 wait is too long: a second server is added
+    p = evaluated(SERVICE).pair("routing", "cpu").values
+    assert p["servers"] == 2 and p["replicas"] == 3
+    c = erlang_c_by_definition(2, 0.64)
+    assert p["wait_probability"] == pytest.approx(c)
+    assert p["queue_wait_p95"] == pytest.approx(max(0.0, math.log(c / 0.05)) / (2 * 78.125 - 50))
+    assert p["response_p95"] <= 0.030 and p["meets_targets"] is True
+
+
+def test_unreachable_target_is_reported_not_papered_over():
+    r = evaluated(SERVICE.replace("latency_p95: 30 ms", "latency_p95: 10 ms"))
+    p = r.pair("routing", "cpu").values
+    assert p["target_slack"] < 0 and p["servers"] == p["servers_for_peak"] == 1
+    assert p["meets_targets"] is False
+
+
+def test_monthly_and_per_request_cost_at_the_average_utilisation():
+    p = evaluated(SERVICE).pair("routing", "cpu").values
+    month = 365.25 / 12 * 86400
+    assert p["monthly_cost"] == pytest.approx(3 * 0.40 / 3600 * month)               # 3 replicas
+    assert p["average_utilisation"] == pytest.approx(20 / (3 * 78.125))
+    # the fleet's cost spread over the requests it actually serves
+    per_request = 3 * 0.40 / 3600 / 20
+    assert p["cost_per_million_requests"] == pytest.approx(per_request * 1e6)
+
+
+def test_rent_own_breakeven_and_api():
+    r = results_of("capacity-chat-8b")
+    h100 = r.pair("chat", "h100").values
+    hour = 3600
+    own = 30000 / (3 * 365.25 * 86400) + 700 * 1.3 * 0.12 / 3.6e6 + 150 / (365.25 / 12 * 86400)
+    assert h100["rent_rate"] == pytest.approx(2.50 * 0.7 / hour)
+    assert h100["own_rate"] == pytest.approx(own)
+    assert h100["breakeven_utilisation"] == pytest.approx(own / (2.50 * 0.7 / hour))
+    assert h100["monthly_cost_own"] == pytest.approx(h100["replicas"] * own * 365.25 / 12 * 86400)
+    assert h100["api_cost_per_million_tokens"] == pytest.approx((0.20 * 300 + 0.05 * 1000) / 300)
+    assert h100["api_monthly_cost"] == pytest.approx(12 * (0.20 * 300 + 0.05 * 1000) / 1e6 * 365.25 / 12 * 86400)
+    assert h100["cheaper_than_api"] is False
+    assert h100["meets_targets"] is True and r.decision["recommendation"] == "h100"
+
+
+def test_best_batch_meets_the_per_token_target():
+    r = results_of("capacity-chat-8b")
+    for dev in ("h100", "l40s"):
+        p = r.pair("chat", dev).values
+        assert p["best_batch"] <= p["max_batch"]
+        per_seq = 1150 * p["kv_bytes_per_token"]
+        step = lambda b: max((p["weights_bytes"] + b * per_seq) / p["delivered_bandwidth"],  # noqa: E731
+                             2 * 8030261248 * b / p["delivered_rate"])
+        b = p["best_batch"]
+        assert step(b) <= 0.050 and (b == p["max_batch"] or step(b + 1) > 0.050)
+        assert p["best_batch_tokens_per_s"] == pytest.approx(b / step(b))
+
+
+CALIBRATE = """\
+sizing: 1
+name: calibrate
+devices:
+  acc: {from: illustrative-accelerator, bandwidth_efficiency: 100 %}
+models:
+  m: {parameters: 7e9}
+workloads:
+  chat: {kind: generate, model: m, batch: 16, input_tokens: 1500, output_tokens: 300}
+benchmarks:
+  - {id: run-1, workload: chat, scenario_device: acc, throughput_output_tokens_per_s: MEASURED, hourly_cost_usd: 2}
+"""
+
+
+def test_calibration_recovers_a_known_efficiency():
+    predicted = 16 / (14e9 / 2e12)                          # memory-bound: 7 ms per step
+    measured = 0.6 * predicted                              # a device that delivers 60 % of its bandwidth
+    r = evaluated(CALIBRATE.replace("MEASURED", repr(measured)))
+    b = r.pair("run-1", "record").values
+    assert b["predicted_tokens_per_s"] == pytest.approx(predicted)
+    assert b["measured_vs_predicted"] == pytest.approx(0.6)
+    assert b["calibrated_bandwidth_efficiency"] == pytest.approx(0.6)
+    # evaluating again with the calibrated efficiency reproduces the measurement
+    again = evaluated(CALIBRATE.replace("bandwidth_efficiency: 100 %", "bandwidth_efficiency: 60 %")
+                      .replace("MEASURED", repr(measured)))
+    assert again.pair("chat", "acc").values["tokens_per_s"] == pytest.approx(measured)
+
+
+def test_calibration_references_are_checked():
+    text = CALIBRATE.replace("MEASURED", "1500").replace("scenario_device: acc", "scenario_device: acx")
+    assert problems_of(text) == [
+        "s.yaml:10:50: error: benchmarks.run-1.scenario_device: unknown device 'acx'; did you mean 'acc'?"]
