@@ -183,6 +183,7 @@ def _and(*xs):
 TAIL = 0.05            # p95: the probability of waiting longer is 5 %
 TINY = 1e-300          # keeps ln() finite when the chance of waiting underflows to zero
 FLEET_SEARCH = 64      # candidates tried above the fleet for the peak
+RECURSION_LIMIT = 2000  # servers up to which Erlang B is summed exactly; beyond, through scipy
 
 
 def _magnitude(x):
@@ -192,12 +193,13 @@ def _magnitude(x):
 def _erlang_c(c, a):
     """Erlang C: the probability that an arrival waits, for c servers and offered load a (M/M/c)."""
     c, a = _magnitude(c), _magnitude(a)
-    if _scalar(c, a):
+    if _scalar(c, a) and c <= RECURSION_LIMIT:
         b = 1.0
         for k in range(1, int(round(c)) + 1):       # Erlang B by its stable recursion
             b = a * b / (k + a * b)
         return c * b / (c - a * (1 - b)) if c > a else 1.0
-    return _erlang_c_array(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
+    out = _erlang_c_array(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
+    return float(out) if out.shape == () else out
 
 
 def _erlang_c_array(c, a):
@@ -214,7 +216,7 @@ def _erlang_c_array(c, a):
 def _fleet_search(base, slots, a, per_server, arrivals):
     base, slots, a, per_server, arrivals = map(_magnitude, (base, slots, a, per_server, arrivals))
     ks = np.arange(FLEET_SEARCH)
-    if _scalar(base, slots, a, per_server, arrivals):
+    if _scalar(base, slots, a, per_server, arrivals) and (base + FLEET_SEARCH) * slots <= RECURSION_LIMIT:
         fails = [math.log(_erlang_c((base + k) * slots, a) / TAIL + TINY) > (base + k) * per_server - arrivals
                  for k in ks]
         return float(sum(fails))
@@ -222,7 +224,8 @@ def _fleet_search(base, slots, a, per_server, arrivals):
     base, slots, a, per_server, arrivals = args
     servers = base + ks
     c = _erlang_c_array(servers * slots, a)
-    return np.sum(np.log(c / TAIL + TINY) > servers * per_server - arrivals, axis=-1).astype(float)
+    out = np.sum(np.log(c / TAIL + TINY) > servers * per_server - arrivals, axis=-1).astype(float)
+    return float(out) if out.shape == () else out
 
 
 def _ln(x):
