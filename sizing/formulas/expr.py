@@ -183,7 +183,7 @@ def _and(*xs):
 TAIL = 0.05            # p95: the probability of waiting longer is 5 %
 TINY = 1e-300          # keeps ln() finite when the chance of waiting underflows to zero
 FLEET_SEARCH = 64      # candidates tried above the fleet for the peak
-RECURSION_LIMIT = 2000  # servers up to which Erlang B is summed exactly; beyond, through scipy
+RECURSION_LIMIT = 5000  # servers up to which Erlang B is summed exactly; beyond, through scipy
 
 
 def _magnitude(x):
@@ -214,18 +214,28 @@ def _erlang_c_array(c, a):
 
 
 def _fleet_search(base, slots, a, per_server, arrivals):
+    """Count candidates base, base + 1, ... whose p95 wait exceeds the slack, up to the first that fits.
+
+    The wait falls as servers are added, so this equals the spreadsheet's count of failing candidates.
+    """
     base, slots, a, per_server, arrivals = map(_magnitude, (base, slots, a, per_server, arrivals))
-    ks = np.arange(FLEET_SEARCH)
-    if _scalar(base, slots, a, per_server, arrivals) and (base + FLEET_SEARCH) * slots <= RECURSION_LIMIT:
-        fails = [math.log(_erlang_c((base + k) * slots, a) / TAIL + TINY) > (base + k) * per_server - arrivals
-                 for k in ks]
-        return float(sum(fails))
-    args = [np.asarray(x, dtype=float)[..., None] for x in (base, slots, a, per_server, arrivals)]
-    base, slots, a, per_server, arrivals = args
-    servers = base + ks
-    c = _erlang_c_array(servers * slots, a)
-    out = np.sum(np.log(c / TAIL + TINY) > servers * per_server - arrivals, axis=-1).astype(float)
-    return float(out) if out.shape == () else out
+
+    def fails(k, c_of):
+        servers = base + k
+        return np.log(c_of(servers * slots, a) / TAIL + TINY) > servers * per_server - arrivals
+
+    if _scalar(base, slots, a, per_server, arrivals):
+        return float(next((k for k in range(FLEET_SEARCH) if not fails(k, _erlang_c)), FLEET_SEARCH))
+    base, slots, a, per_server, arrivals = np.broadcast_arrays(
+        *(np.asarray(x, dtype=float) for x in (base, slots, a, per_server, arrivals)))
+    count = np.zeros(base.shape)
+    active = np.ones(base.shape, dtype=bool)
+    for k in range(FLEET_SEARCH):
+        active &= fails(k, _erlang_c_array)
+        count += active
+        if not active.any():
+            break
+    return count
 
 
 def _ln(x):

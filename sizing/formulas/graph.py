@@ -125,23 +125,22 @@ class Planned:
 
 
 def plan(kind: str, inputs: dict[str, Ref], texts: dict[str, str], prefix: str) -> list[Planned]:
-    """Bind every quantity of `kind` to a pair's inputs: in definition order, each after those it uses."""
+    """Bind every quantity of `kind` to a pair's inputs: the earliest defined first, each after those it uses."""
     pending = quantity_defs(kind)
     space = Space(inputs, texts, {d.id for d in pending})
     out: list[Planned] = []
     while pending:
-        later = []
-        for d in pending:
+        for i, d in enumerate(pending):
             try:
                 e = d.fn(space)
             except NotYet:
-                later.append(d)
                 continue
             e = e if isinstance(e, Expr) else Const(e)
             key = f"{prefix}{d.id}"
             space._done[d.id] = e if isinstance(e, Missing) else Ref(key, d.id)
             out.append(Planned(d, e, key))
-        if len(later) == len(pending):
-            raise RuntimeError(f"circular definitions: {', '.join(d.id for d in later)}")
-        pending = later
+            del pending[i]
+            break
+        else:
+            raise RuntimeError(f"circular definitions: {', '.join(d.id for d in pending)}")
     return out
