@@ -10,7 +10,7 @@ import numpy as np
 
 from . import formulas as F
 from .errors import Problem
-from .formulas.graph import Comparison, Planned, QuantityDef
+from .formulas.graph import Planned, QuantityDef
 from .schema import (OBJECTIVE_ALIASES, OPTIMIZER_STATE_BYTES, PRECISION_BYTES, REQUIREMENTS, Entity,
                      Scenario, Value)
 from .scenario import Sweep
@@ -258,7 +258,7 @@ def calibration_refs(binder: Binder, scn: Scenario, b: Entity) -> dict[str, F.Re
     wid, did = b.get("workload"), b.get("scenario_device")
     if wid is None or did is None or did not in scn.compare:
         return {}
-    w, d = scn.workloads[wid], scn.devices[did]
+    d = scn.devices[did]
     return {"prediction": F.Ref(f"{wid}/{did}/tokens_per_s", "tokens_per_s"),
             "efficiency_now": binder.add("efficiency", d, "efficiency"),
             "bandwidth_efficiency_now": binder.add("bandwidth_efficiency", d, "bandwidth_efficiency")}
@@ -425,3 +425,30 @@ def failures(r: Results, did: str, require: list[str]) -> list[dict]:
             if p.device == did and p.values.get(qid) is False:
                 out.append({"requirement": req, "workload": p.workload, "quantity": qid})
     return out
+
+
+# -- what-if -----------------------------------------------------------------------------
+def what_if(results: Results, overrides: dict[str, Any], pairs: list[Pair] | None = None) -> dict[str, Any]:
+    """Re-run the engine with some inputs replaced (scalars or numpy arrays); returns keys workload/device/qid."""
+    env = {k: i.value.value for k, i in results.inputs.items()}
+    env.update(overrides)
+    return run(results.pairs if pairs is None else pairs, env)
+
+
+def decide_with(results: Results, env: dict[str, Any]) -> dict | None:
+    """The engine's decision on the values of a what-if run."""
+    pairs = [replace(p, values={x.d.id: scalar(env[x.key]) for x in p.present()}) for p in results.pairs]
+    return decide(replace(results, pairs=pairs))
+
+
+def decide_each(r: Results, changes: list[tuple[str, float]]) -> list[dict | None]:
+    """The engine's decision with each (input, value) applied alone, all in one vectorised run."""
+    n = len(changes)
+    env: dict[str, Any] = {k: i.value.value for k, i in r.inputs.items()}
+    for j, (key, v) in enumerate(changes):
+        if not isinstance(env[key], np.ndarray):
+            env[key] = np.full(n, env[key], dtype=float)
+        env[key][j] = v
+    run(r.pairs, env)
+    return [decide_with(r, {k: v[j] if isinstance(v, np.ndarray) and v.shape == (n,) else v
+                            for k, v in env.items()}) for j in range(n)]

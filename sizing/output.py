@@ -21,6 +21,12 @@ def build_datetime(scn: Scenario) -> dt.datetime:
     return dt.datetime(2000, 1, 1)
 
 
+def current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def same_file(a: Path, b: Path) -> bool:
     try:
         return a.resolve() == b.resolve() or (a.exists() and b.exists() and os.path.samefile(a, b))
@@ -44,6 +50,7 @@ def write_atomic(path: str | Path, data: bytes, inputs: tuple[str | Path, ...] =
     except OSError as e:
         raise OutputError(f"{path}: cannot write here: {e.strerror or e}") from None
     try:
+        os.chmod(tmp, 0o666 & ~current_umask())      # mkstemp makes 0600; outputs are ordinary files
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()

@@ -213,7 +213,8 @@ def default_of(f: Field, file: str, ent: Entity) -> Value:
         return Value(parse_quantity(f.default, kind), KINDS[kind].si_unit, f.default, file, ent.line, ent.col,
                      "default")
     unit = "" if isinstance(f.default, (int, float)) and not isinstance(f.default, bool) else None
-    return default_value(f.default, unit, file, ent)
+    v = default_value(f.default, unit, file, ent)
+    return replace(v, text=f"{f.default:.0%}") if f.type == "fraction" else v
 
 
 def fill_defaults(ent: Entity, fields: tuple[Field, ...], file: str, prefix: str = "") -> None:

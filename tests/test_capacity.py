@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from helpers import problems_of, results_of, value
+from helpers import problems_of, results_of
 from sizing.evaluate import evaluate
 from sizing.formulas.expr import _erlang_c, _fleet_search
 from sizing.scenario import load_scenario_bytes
@@ -111,7 +111,9 @@ def test_rent_own_breakeven_and_api():
     own = 30000 / (3 * 365.25 * 86400) + 700 * 1.3 * 0.12 / 3.6e6 + 150 / (365.25 / 12 * 86400)
     assert h100["rent_rate"] == pytest.approx(2.50 * 0.7 / hour)
     assert h100["own_rate"] == pytest.approx(own)
-    assert h100["breakeven_utilisation"] == pytest.approx(own / (2.50 * 0.7 / hour))
+    assert h100["breakeven_utilisation"] == pytest.approx(own / (2.50 / hour))
+    assert h100["device_rate"] == pytest.approx(min(own, 2.50 * 0.7 / hour))          # owning is cheaper here
+    assert h100["monthly_cost"] == pytest.approx(h100["monthly_cost_own"])
     assert h100["monthly_cost_own"] == pytest.approx(h100["replicas"] * own * 365.25 / 12 * 86400)
     assert h100["api_cost_per_million_tokens"] == pytest.approx((0.20 * 300 + 0.05 * 1000) / 300)
     assert h100["api_monthly_cost"] == pytest.approx(12 * (0.20 * 300 + 0.05 * 1000) / 1e6 * 365.25 / 12 * 86400)

@@ -1,7 +1,6 @@
 """Scenario checking: every problem located and worded exactly, all reported at once."""
 
 import json
-import textwrap
 
 import pytest
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .expr import (TAIL, TINY, Const, all_present, ceil, erlang_c, first_present, fleet_search, floor,
-                   ln, max_present, maximum, minimum, sum_present, where)
+                   ln, max_present, maximum, min_present, minimum, sum_present, where)
 from .graph import ALL, NA, comparison, inp, quantity
 
 # Unit factors: literals that carry a unit so that the pint check sees them.
@@ -127,16 +127,18 @@ def own_rate(q):
         if q.has("purchase") else q.purchase
 
 
-@quantity(ALL, "device_rate", "USD/s", "cost per device used for the totals: rental where priced, else owned",
+@quantity(ALL, "device_rate", "USD/s",
+          "cost per device used for the totals: the cheaper of renting (with any commitment) and owning",
           display="USD/hour")
 def device_rate(q):
-    return first_present(q.rent_rate, q.own_rate)
+    return min_present(q.rent_rate, q.own_rate)
 
 
 @quantity(ALL, "breakeven_utilisation", "",
-          "owning beats renting by the hour above this utilisation: own cost / rental cost", display="%")
+          "owning beats renting on demand (paying the hourly price only for busy hours) above this "
+          "utilisation: own cost / hourly price", display="%")
 def breakeven_utilisation(q):
-    return q.own_rate / q.rent_rate
+    return q.own_rate / q.price
 
 
 # -- matmul ---------------------------------------------------------------------------------

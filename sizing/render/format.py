@@ -73,6 +73,8 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4) ->
         name, factor = TEXT_UNITS.get(unit, unit), 1.0
     text = number(value / factor, digits)
     if name.startswith("$"):
+        if 1 <= abs(value / factor) < 1000:
+            text = f"{value / factor:,.2f}"         # cents, as on a price list
         return f"${text}{name[1:]}"
     return f"{text} {name}".strip()
 

@@ -1,0 +1,289 @@
+"""Tests for the PDF decision report, read back from the PDF: answer first, engine figures, attachments, safety."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import socket
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import pdfplumber
+import pypdf
+import pytest
+
+from sizing import __version__
+from sizing import formulas as F
+from sizing.evaluate import Results, decide_with, evaluate, what_if
+from sizing.render import charts
+from sizing.render.format import human
+from sizing.render.report import report_bytes
+from sizing.scenario import load_scenario, load_scenario_bytes, sha256
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
+WORKBOOK = b"PK\x03\x04 stand-in workbook bytes"
+
+HOSTILE = """\
+sizing: 1
+name: hostile
+title: "Costs $5 and $6 <script>alert(1)</script>"
+description: "See <link rel=attachment href=file:///etc/passwd> and <img src=http://127.0.0.1:{port}/x> now"
+owner: "<b>Mallory</b> & co"
+devices:
+  gpu:
+    name: "<img src=http://127.0.0.1:{port}/name>"
+    kind: gpu
+    compute: {{bf16: 200 TFLOP/s}}
+    memory: 80 GB
+    memory_bandwidth: 2 TB/s
+    price: 2.00 USD/hour
+models:
+  m: {{parameters: 7e9, layers: 32, kv_heads: 8, head_dim: 128}}
+workloads:
+  chat:
+    title: "$x$ <iframe src=http://127.0.0.1:{port}/w>"
+    kind: generate
+    model: m
+    precision: bf16
+    batch: 8
+    input_tokens: 500
+    output_tokens: 100
+decision:
+  objective: cost_per_million_tokens
+"""
+
+
+@lru_cache(maxsize=None)
+def results(path: Path) -> Results:
+    scn, problems = load_scenario(path)
+    assert scn is not None, problems
+    r = evaluate(scn)
+    r.problems = problems + r.problems
+    return r
+
+
+@lru_cache(maxsize=None)
+def pdf(path: Path) -> bytes:
+    return report_bytes(results(path), workbook=WORKBOOK)
+
+
+def reader(data: bytes) -> pypdf.PdfReader:
+    return pypdf.PdfReader(io.BytesIO(data))
+
+
+def text(data: bytes, pages: slice = slice(None)) -> str:
+    """All text of the pages, whitespace collapsed (table cells and wrapped lines become single spaces)."""
+    return " ".join(" ".join(p.extract_text().split()) for p in reader(data).pages[pages])
+
+
+def squeezed(s: str) -> str:
+    return re.sub(r"\s+", "", s)
+
+
+def scenario(name: str) -> Path:
+    return ROOT / "scenarios" / name
+
+
+# -- the answer first ----------------------------------------------------------------------------------
+def test_first_page_says_what_to_buy_and_why():
+    path = scenario("chat-70b-fp8.yaml")
+    r = results(path)
+    dec = r.decision
+    best = dec["recommendation"]
+    d = F.definition(dec["quantity"])
+    headline = human(r.pair(dec["workload"], best).values[dec["quantity"]], d.unit, d.display)
+    first = text(pdf(path), slice(0, 1))
+    assert "RECOMMENDATION" in first
+    assert f"{best} —" in first
+    assert headline in first
+    assert "Dominant constraint:" in first
+    for o in dec["ranking"]:                      # every option's objective, as the engine computed it
+        assert human(o["value"], d.unit, d.display) in first
+
+
+def test_comparison_table_follows_the_engines_ranking():
+    path = scenario("chat-70b-fp8.yaml")
+    r = results(path)
+    dec = r.decision
+    d = F.definition(dec["quantity"])
+    with pdfplumber.open(io.BytesIO(pdf(path))) as doc:
+        tables = [t for t in doc.pages[0].extract_tables() if t and t[0][:2] == ["Rank", "Option"]]
+    assert len(tables) == 1
+    head, *rows = tables[0]
+    assert head[2] == "Monthly cost" and head[-1] == "Verdict"
+    assert [row[1] for row in rows] == [o["device"] for o in dec["ranking"]]
+    assert [row[0] for row in rows] == [str(o["rank"]) for o in dec["ranking"]]
+    assert [row[2] for row in rows] == [human(o["value"], d.unit, d.display) for o in dec["ranking"]]
+    assert rows[0][-1] == "recommended"
+
+
+def test_results_tables_carry_the_engines_values():
+    path = scenario("ref-link-matmul.yaml")
+    r = results(path)
+    body = squeezed(text(pdf(path)))
+    for p in r.pairs:
+        for x in p.present():
+            assert squeezed(human(p.values[x.d.id], x.d.unit, x.d.display)) in body, (p.device, x.d.id)
+
+
+def test_method_prints_the_formulas_used():
+    path = scenario("ref-link-matmul.yaml")
+    r = results(path)
+    body = squeezed(text(pdf(path)))
+    for p in r.pairs:
+        for x in p.planned:
+            if not isinstance(x.expr, F.Missing):
+                assert squeezed(F.to_text(x.expr)) in body, x.d.id
+
+
+def test_sensitivity_reports_what_the_engine_says_when_the_price_moves():
+    path = scenario("chat-70b-fp8.yaml")
+    r = results(path)
+    dec = r.decision
+    best, d = dec["recommendation"], F.definition(dec["quantity"])
+    key = f"device.{best}.price"
+    price = r.inputs[key]
+    row = [f"{best} price", price.value.text]
+    for factor in (0.75, 1.25):
+        alt = decide_with(r, what_if(r, {key: price.value.value * factor}))
+        value = next(o["value"] for o in alt["ranking"] if o["device"] == alt["recommendation"])
+        row += [alt["recommendation"], human(value, d.unit, d.display)]
+        flip = f"{best} price ({price.value.text}) {'−25 %' if factor < 1 else '+25 %'} → {alt['recommendation']}"
+        assert (squeezed(flip) in squeezed(text(pdf(path), slice(0, 1)))) == (alt["recommendation"] != best)
+    assert squeezed("".join(row)) in squeezed(text(pdf(path)))
+
+
+def test_what_if_without_changes_reproduces_the_evaluation():
+    r = results(scenario("chat-70b-fp8.yaml"))
+    env = what_if(r, {})
+    for p in r.pairs:
+        for x in p.present():
+            assert env[x.key] == pytest.approx(p.values[x.d.id]) if isinstance(p.values[x.d.id], float) \
+                else env[x.key] == p.values[x.d.id]
+    assert decide_with(r, env) == r.decision
+
+
+def test_break_even_and_caveat_and_provenance():
+    path = scenario("ref-link-matmul.yaml")
+    r = results(path)
+    body = text(pdf(path))
+    cross = r.sweeps[0].crossovers[0]
+    assert f"{cross['from_here_faster']} is faster than" in body
+    assert "Illustrative figures." in body
+    assert r.scenario.data and sha256(r.scenario.data) in squeezed(body)
+    assert f"sizing {__version__}" in body
+    assert "ref-link-matmul.yaml" in body
+
+
+# -- the file ------------------------------------------------------------------------------------------
+def test_scenario_and_workbook_are_attached():
+    path = scenario("chat-70b-fp8.yaml")
+    files = reader(pdf(path)).attachments
+    assert set(files) == {"chat-70b-fp8.yaml", "chat-70b-fp8.xlsx"}
+    assert files["chat-70b-fp8.yaml"] == [results(path).scenario.data]
+    assert files["chat-70b-fp8.xlsx"] == [WORKBOOK]
+
+
+def test_without_a_workbook_only_the_scenario_is_attached():
+    r = results(scenario("ref-classifier.yaml"))
+    assert set(reader(report_bytes(r)).attachments) == {"ref-classifier.yaml"}
+
+
+def test_pdf_a_3b_with_page_numbers_and_running_title():
+    path = scenario("chat-70b-fp8.yaml")
+    doc = reader(pdf(path))
+    xmp = doc.trailer["/Root"]["/Metadata"].get_object().get_data()
+    assert b'pdfaid:part="3"' in xmp and b'pdfaid:conformance="B"' in xmp
+    n = len(doc.pages)
+    second = " ".join(doc.pages[1].extract_text().split())
+    assert f"Page 2 of {n}" in second
+    assert results(path).scenario.title in second
+
+
+def test_two_builds_give_the_same_bytes():
+    path = scenario("ref-classifier.yaml")
+    assert report_bytes(results(path), WORKBOOK) == report_bytes(results(path), WORKBOOK)
+
+
+def test_another_process_gives_the_same_bytes(tmp_path):
+    path = scenario("ref-finetune-7b.yaml")
+    out = tmp_path / "other.pdf"
+    code = ("import sys; from pathlib import Path; from sizing.scenario import load_scenario; "
+            "from sizing.evaluate import evaluate; from sizing.render.report import report_bytes; "
+            "scn, _ = load_scenario(sys.argv[1]); Path(sys.argv[2]).write_bytes(report_bytes(evaluate(scn)))")
+    env = dict(os.environ, PYTHONHASHSEED="12345")      # set and dict order must not leak into the bytes
+    subprocess.run([sys.executable, "-c", code, str(path), str(out)], check=True, env=env, cwd=ROOT)
+    scn, _ = load_scenario(path)
+    assert out.read_bytes() == report_bytes(evaluate(scn))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_every_shipped_scenario_renders(path):
+    data = pdf(path)
+    assert data.startswith(b"%PDF-1.7")
+    doc = reader(data)
+    assert len(doc.pages) >= 3
+    assert doc.attachments[path.name] == [results(path).scenario.data]
+    assert "Provenance" in text(data, slice(-1, None))
+
+
+# -- user text is data ---------------------------------------------------------------------------------
+@pytest.fixture
+def listener():
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    sock.setblocking(False)
+    yield sock
+    sock.close()
+
+
+def test_user_text_is_rendered_literally_and_fetches_nothing(listener, monkeypatch):
+    import weasyprint
+
+    port = listener.getsockname()[1]
+    fetched = []
+    original = weasyprint.urls.URLFetcher.fetch
+
+    def spy(self, url, *args, **kwargs):
+        fetched.append(url)
+        return original(self, url, *args, **kwargs)
+
+    monkeypatch.setattr(weasyprint.urls.URLFetcher, "fetch", spy)
+    scn, problems = load_scenario_bytes(HOSTILE.format(port=port).encode(), "hostile.yaml")
+    assert scn is not None, problems
+    data = report_bytes(evaluate(scn))
+    body = text(data)
+    assert f"See <link rel=attachment href=file:///etc/passwd> and <img src=http://127.0.0.1:{port}/x> now" in body
+    assert "Costs $5 and $6 <script>alert(1)</script>" in body
+    assert "<b>Mallory</b> & co" in body
+    assert f"<img src=http://127.0.0.1:{port}/name>" in body
+    assert set(reader(data).attachments) == {"hostile.yaml"}
+    assert all(u.startswith("data:") for u in fetched), fetched
+    assert select.select([listener], [], [], 0.3)[0] == [], "the renderer connected to the listener"
+
+
+def test_chart_text_is_never_mathtext():
+    uri = charts.tornado("Costs $5 and $6", 1.0, [charts.Swing("$x$", 0.5, 2.0)], "USD", "low", "high")
+    import base64
+
+    svg = base64.b64decode(uri.split(",", 1)[1]).decode()
+    assert "Costs $5 and $6" in svg and "$x$" in svg
+
+
+def test_charts_are_deterministic():
+    draw = lambda: charts.roofline("t", [charts.Series("a", 0, [1.0, 10.0], [1e12, 1e13])],  # noqa: E731
+                                   [charts.Point("a", 0, 2.0, 2e12)])
+    assert draw() == draw()
+
+
+def test_importing_the_cli_or_the_engine_loads_no_renderer():
+    code = ("import sys, sizing.cli, sizing.evaluate; "
+            "bad = [m for m in ('matplotlib', 'weasyprint') if m in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
