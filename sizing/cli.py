@@ -95,6 +95,94 @@ def evaluate(file: str, fmt: str, strict: bool) -> None:
         click.echo(render(results), nl=False)
 
 
+def write_or_exit(path: Path, data: bytes, inputs: tuple) -> None:
+    from .errors import OutputError
+    from .output import write_atomic
+
+    try:
+        write_atomic(path, data, inputs)
+    except OutputError as e:
+        click.echo(f"sizing: error: {e}", err=True)
+        sys.exit(EXIT_OUTPUT)
+
+
+def render_workbook(results) -> bytes:
+    from .render.workbook import workbook_bytes
+
+    return workbook_bytes(results)
+
+
+def render_report(results, workbook: bytes | None) -> bytes:
+    from .render.report import report_bytes
+
+    return report_bytes(results, workbook)
+
+
+def input_files(scn) -> tuple[str, ...]:
+    """Files an output must never replace: the scenario and the records it reads."""
+    return (scn.file, *{v.file for b in scn.benchmarks for v in b.values.values()})
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output .xlsx (default: FILE's name).")
+def workbook(file: str, output: str | None) -> None:
+    """Write the formula-live Excel workbook."""
+    results = evaluate_or_exit(file)
+    echo_problems(results.problems)
+    out = Path(output or Path(file).with_suffix(".xlsx").name)
+    write_or_exit(out, render_workbook(results), input_files(results.scenario))
+    click.echo(f"wrote {out}")
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output .pdf (default: FILE's name).")
+def report(file: str, output: str | None) -> None:
+    """Write the PDF decision report (the scenario and the workbook attached)."""
+    results = evaluate_or_exit(file)
+    echo_problems(results.problems)
+    out = Path(output or Path(file).with_suffix(".pdf").name)
+    write_or_exit(out, render_report(results, render_workbook(results)), input_files(results.scenario))
+    click.echo(f"wrote {out}")
+
+
+def scenario_files(paths: tuple[str, ...]) -> list[Path]:
+    out: list[Path] = []
+    for p in map(Path, paths or ("scenarios",)):
+        out += sorted(p.glob("*.yaml")) + sorted(p.glob("*.yml")) if p.is_dir() else [p]
+    return out
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True)
+def build(paths: tuple[str, ...], out_dir: str) -> None:
+    """Write the workbook and the report of each scenario (files, or every .yaml in folders)."""
+    from .evaluate import evaluate as run_engine
+    from .scenario import load_scenario
+
+    files = scenario_files(paths)
+    if not files:
+        click.echo("sizing: error: no scenario files found", err=True)
+        sys.exit(EXIT_USAGE)
+    loaded, failed = [], False
+    for f in files:
+        scn, problems = load_scenario(f)
+        failed |= echo_problems(problems)
+        loaded.append(scn)
+    if failed:
+        sys.exit(EXIT_PROBLEMS)           # nothing is written when any scenario has errors
+    for f, scn in zip(files, loaded):
+        results = run_engine(scn)
+        echo_problems(results.problems)
+        xlsx = render_workbook(results)
+        for suffix, data in ((".xlsx", xlsx), (".pdf", render_report(results, xlsx))):
+            out = Path(out_dir) / f"{f.stem}{suffix}"
+            write_or_exit(out, data, input_files(scn))
+            click.echo(f"wrote {out}")
+
+
 @main.command()
 def schema() -> None:
     """Print the JSON Schema of the scenario language (for editors)."""

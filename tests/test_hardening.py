@@ -1,0 +1,202 @@
+"""Hostile and broken input: a located message, exit 1, no traceback, nothing written, quickly."""
+
+import os
+import time
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sizing.cli import main
+from sizing.errors import OutputError
+from sizing.evaluate import evaluate
+from sizing.output import build_datetime, write_atomic
+from sizing.scenario import load_scenario_bytes
+
+GOOD = """\
+sizing: 1
+name: good
+devices:
+  gpu:
+    kind: gpu
+    compute: {bf16: 200 TFLOP/s}
+    memory: 80 GB
+    memory_bandwidth: 2 TB/s
+    price: 2 USD/hour
+models:
+  m: {parameters: 7e9, layers: 32, kv_heads: 8, head_dim: 128}
+workloads:
+  chat: {kind: generate, model: m, batch: 8, input_tokens: 100, output_tokens: 50}
+"""
+
+# (case id, scenario text or bytes, expected "line:col: error: path: message" fragment)
+CASES = [
+    ("alias-bomb", "a: &a [1, 2]\nb: [*a, *a]\n", "1:4: error: a: anchors and aliases are not allowed"),
+    ("recursion", "a: " + "[" * 200 + "]" * 200 + "\n", "nesting deeper than 32 levels"),
+    ("duplicate", GOOD.replace("    memory: 80 GB", "    memory: 80 GB\n    memory: 40 GB"),
+     "8:5: error: devices.gpu.memory: duplicate key 'memory' (first given at line 7); keep one"),
+    ("tag", "sizing: !!python/object/apply:os.system [echo]\n", "tags are not allowed"),
+    ("custom-tag", GOOD.replace("memory: 80 GB", "memory: !gb 80"), "tags are not allowed ('!gb')"),
+    ("merge-key", GOOD.replace("    kind: gpu", "    <<: {kind: gpu}"), "merge keys ('<<') are not allowed"),
+    ("huge", b"a: " + b"x" * 1_000_001, "the limit is 1,000,000"),
+    ("bad-utf8", GOOD.encode().replace(b"name: good", b"name: g\xffod"), "2:8: error: invalid UTF-8"),
+    ("nul", GOOD.replace("name: good", "name: g\x00od"), "control character U+0000 is not allowed"),
+    ("two-documents", GOOD + "---\nsizing: 1\n", "more than one YAML document"),
+    ("empty", "", "the file is empty"),
+    ("not-a-mapping", "- 1\n- 2\n", "a scenario is a mapping that starts with 'sizing: 1'"),
+    ("yaml11-no-key", GOOD.replace("  gpu:", "  no:"), "key 'no' is read as a boolean by YAML 1.1 tools"),
+    ("yaml11-sexagesimal", GOOD.replace("batch: 8", "batch: 1:20"), "read by YAML 1.1 as a base-60 number"),
+    ("yaml11-octal", GOOD.replace("batch: 8", "batch: 017"), "'017' has a leading zero"),
+    ("yaml11-bool", GOOD.replace("batch: 8", "batch: yes"), "'yes' is a boolean in YAML, not a number"),
+    ("wrong-dimension", GOOD.replace("2 TB/s", "2 TB"), "expected a bandwidth like '2 TB/s', got '2 TB'"),
+    ("unknown-unit", GOOD.replace("2 TB/s", "2 TBps"), "unknown unit 'TBps'"),
+    ("gigabit", GOOD.replace("2 TB/s", "200 Gb/s"), "'Gb' is ambiguous"),
+    ("dollar-only", GOOD.replace("2 USD/hour", "$"), "devices.gpu.price"),
+    ("power-tower", GOOD.replace("80 GB", "10**10**10 B"), "devices.gpu.memory"),
+    ("nan", GOOD.replace("80 GB", "nan GB"), "is not a finite number"),
+    ("inf", GOOD.replace("80 GB", "inf GB"), "is not a finite number"),
+    ("overflow", GOOD.replace("80 GB", "1e999 GB"), "is not a finite number"),
+    ("zero-bandwidth", GOOD.replace("2 TB/s", "0 TB/s"), "must be greater than zero, got '0 TB/s'"),
+    ("negative-memory", GOOD.replace("80 GB", "-80 GB"), "must be greater than zero, got '-80 GB'"),
+    ("zero-batch", GOOD.replace("batch: 8", "batch: 0"), "must be greater than zero, got '0'"),
+    ("unknown-key", GOOD.replace("    memory: 80 GB", "    memroy: 80 GB"), "did you mean 'memory'?"),
+    ("missing-model", GOOD.replace("model: m,", "model: n,"), "unknown model 'n'"),
+    ("out-of-range", GOOD.replace("    kind: gpu", "    kind: gpu\n    efficiency: 120 %"),
+     "must be at most 100%, got '120 %'"),
+    ("too-many-digits", GOOD.replace("7e9", "1234567890123456789"), "has more than 15 significant digits"),
+    ("control-char", GOOD.replace("name: good", "name: good\ntitle: \"bell\\a\""),
+     "contains a control character"),
+    ("lone-surrogate", GOOD.replace("name: good", "name: good\ntitle: \"x\\ud800\""),
+     "control character or an unpaired surrogate"),
+    ("over-long-text", GOOD.replace("name: good", "name: good\ndescription: " + "y" * 4001),
+     "is 4,001 characters long; the limit is 4,000"),
+    ("formula-like-name", GOOD.replace("  gpu:", "  =cmd|calc:"),
+     "an id uses lower-case letters, digits, '.', '_' and '-' only"),
+    ("html-like-id", GOOD.replace("  gpu:", "  \"<b>x</b>\":"), "an id uses lower-case letters"),
+    ("syntax", "sizing: 1\nname: [\n", "expected"),
+    ("tab-indent", "sizing: 1\n\tname: x\n", "1"),
+]
+
+
+@pytest.mark.parametrize("case,text,expected", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_located_and_writes_nothing(tmp_path, case, text, expected):
+    path = tmp_path / "s.yaml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
+    out = tmp_path / "out"
+    start = time.perf_counter()
+    for args in (["validate", str(path)], ["evaluate", str(path)], ["build", str(path), "--out", str(out)]):
+        res = CliRunner().invoke(main, args)
+        assert res.exit_code == 1, (args, res.output)
+        assert "Traceback" not in res.output and res.exception is None or isinstance(res.exception, SystemExit)
+        lines = res.stderr.splitlines()
+        assert lines and all(ln.startswith(f"{path}:") for ln in lines), lines
+        assert any(expected in ln for ln in lines), lines
+    assert time.perf_counter() - start < 3          # three commands, each well under a second
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]
+
+
+def test_at_least_thirty_distinct_cases():
+    assert len({c[0] for c in CASES}) >= 30
+
+
+def test_write_atomic_replaces_and_leaves_no_temp_files(tmp_path):
+    target = tmp_path / "r.pdf"
+    write_atomic(target, b"one")
+    write_atomic(target, b"two")
+    assert target.read_bytes() == b"two"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.pdf"]
+
+
+def test_a_failed_write_keeps_the_previous_output(tmp_path, monkeypatch):
+    target = tmp_path / "r.pdf"
+    target.write_bytes(b"previous")
+
+    def boom(*a):
+        raise KeyboardInterrupt          # killed mid-write
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(target, b"new")
+    assert target.read_bytes() == b"previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.pdf"]
+
+
+def test_refuses_to_overwrite_an_input_even_through_a_symlink(tmp_path):
+    src = tmp_path / "s.yaml"
+    src.write_text(GOOD)
+    link = tmp_path / "link.xlsx"
+    link.symlink_to(src)
+    for target in (src, link):
+        with pytest.raises(OutputError, match="refusing to overwrite an input file"):
+            write_atomic(target, b"x", inputs=(src,))
+    assert src.read_text() == GOOD
+
+
+def test_unwritable_directory_is_exit_3(tmp_path):
+    src = tmp_path / "s.yaml"
+    src.write_text(GOOD)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    res = CliRunner().invoke(main, ["workbook", str(src), "-o", str(blocker / "x.xlsx")])
+    assert res.exit_code == 3 and "cannot write here" in res.stderr
+
+
+def test_output_equal_to_input_is_refused_with_exit_3(tmp_path):
+    src = tmp_path / "s.yaml"
+    src.write_text(GOOD)
+    res = CliRunner().invoke(main, ["workbook", str(src), "-o", str(src)])
+    assert res.exit_code == 3 and "refusing to overwrite an input file" in res.stderr
+    assert src.read_text() == GOOD
+
+
+def test_source_date_epoch_is_honoured(monkeypatch):
+    scn, _ = load_scenario_bytes(GOOD.encode(), "s.yaml")
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    assert build_datetime(scn).year == 2000
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    assert build_datetime(scn).isoformat() == "2026-01-01T00:00:00"
+
+
+# -- properties -------------------------------------------------------------------------------
+quantity = st.tuples(st.floats(0.001, 1e4), st.sampled_from(["GB", "GiB", "MB", "TB"]))
+rate = st.tuples(st.floats(0.1, 5000), st.sampled_from(["TFLOP/s", "GFLOP/s"]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mem=quantity, bw=st.floats(0.01, 20), peak=rate, params=st.floats(1e6, 1e12),
+       batch=st.integers(1, 4096), tokens=st.integers(1, 200_000), eff=st.floats(0.01, 1),
+       price=st.floats(0.01, 100), peak_traffic=st.floats(0.01, 1000), kind=st.sampled_from(["generate", "forward"]))
+def test_any_valid_scenario_evaluates_to_finite_numbers(mem, bw, peak, params, batch, tokens, eff, price,
+                                                         peak_traffic, kind):
+    text = f"""\
+sizing: 1
+name: prop
+devices:
+  d:
+    compute: {{bf16: {peak[0]!r} {peak[1]}}}
+    efficiency: {eff!r}
+    memory: {mem[0]!r} {mem[1]}
+    memory_bandwidth: {bw!r} TB/s
+    price: {price!r} USD/hour
+models:
+  m: {{parameters: {params!r}, layers: 32, kv_heads: 8, head_dim: 128}}
+workloads:
+  w:
+    kind: {kind}
+    model: m
+    precision: bf16
+    {"batch: " + str(batch) if kind == "generate" else "tokens: " + str(tokens)}
+    traffic: {{peak: {peak_traffic!r} request/s, max_utilisation: 80 %}}
+    targets: {{{"ttft_p95" if kind == "generate" else "latency_p95"}: 2 s}}
+"""
+    scn, problems = load_scenario_bytes(text.encode(), "p.yaml")
+    assert scn is not None, problems
+    r = evaluate(scn)
+    for p in r.pairs:
+        for qid, v in p.values.items():
+            if isinstance(v, float):
+                assert v == v and abs(v) != float("inf"), (qid, v)
+            else:
+                assert isinstance(v, bool) or v in ("memory", "compute", "never"), (qid, v)

