@@ -322,6 +322,12 @@ def gen_intensity(q):
     return q.step_flops / q.step_bytes
 
 
+@quantity("generate", "attainable_rate", "FLOP/s", "roofline of the decode step: min(peak, bandwidth × intensity)",
+          display="TFLOP/s")
+def gen_attainable(q):
+    return minimum(q.peak_rate, q.memory_bandwidth * q.intensity)
+
+
 @quantity("generate", "step_memory_time", "s", "decode step bytes at the memory bandwidth", display="ms",
           warn="no memory bandwidth: the memory-bound decode time is not counted",
           warn_on=("memory_bandwidth",))

@@ -25,8 +25,9 @@ from openpyxl.worksheet.worksheet import Worksheet
 from .. import __version__
 from .. import formulas as F
 from .. import schema as S
-from ..evaluate import REQUIREMENTS, SWEEP_FIELDS, Input, Pair, Results, SweepResult
-from ..formulas.expr import all_of, excel_number, minimum
+from ..evaluate import SWEEP_FIELDS, Input, Pair, Results, SweepResult
+from ..schema import REQUIREMENTS
+from ..formulas.expr import all_of, excel_number
 from ..output import build_datetime, write_atomic
 from ..scenario import sha256
 from ..units import to_unit
@@ -923,17 +924,10 @@ def operating_points(b: Book) -> list[tuple[str, str, str, str]]:
     out = []
     for p in b.r.pairs:
         q = {x.d.id: F.Ref(x.key, x.d.id) for x in p.present()}
-        bw = f"device.{p.device}.memory_bandwidth"
-        if "intensity" not in q:
-            continue
-        if "attainable_rate" in q:
-            rate = q["attainable_rate"]
-        elif "peak_rate" in q and bw in b.r.inputs:     # on the roof, as the roofline model places it
-            rate = minimum(q["peak_rate"], F.Ref(bw, "memory_bandwidth") * q["intensity"])
-        else:
+        if "intensity" not in q or "attainable_rate" not in q:
             continue
         out.append((f"{p.workload} on {p.device}", p.device, b.names[q["intensity"].key],
-                    b.formula(rate)[1:]))
+                    b.formula(q["attainable_rate"])[1:]))
     return out
 
 
