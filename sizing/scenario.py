@@ -11,6 +11,7 @@ from pathlib import Path
 from . import schema as S
 from .errors import Problem
 from .formulas import QUANTITIES
+from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
 from .schema import Checker, Entity, Field, Scenario, Value
 from .units import KINDS, parse_quantity
@@ -108,6 +109,8 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
         workloads = {k.text: workload(chk, k, v) for k, v in mapping_entries(chk, wnode, "workloads")}
     for ent in (*devices.values(), *models.values()):
         own_source(ent)
+    for m in models.values():
+        import_config(chk, m, base)
     used = resolve_catalog(chk, root, devices, models)
     check_references(chk, root, devices, models, workloads)
     compare = compare_list(chk, root.get("compare"), devices)
@@ -132,6 +135,29 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
         model_defaults(m, file)
     scn = Scenario(file, data, meta, devices, models, workloads, compare, sweep, decision, benches, used)
     return scn, chk.problems
+
+
+def import_config(chk: Checker, m: Entity, base: Path) -> None:
+    """Fill a model's fields from its `config:` file; fields written in the scenario win."""
+    ref = m.values.pop("config", None)
+    if ref is None:
+        return
+    path = base / ref.value
+    if not path.is_file():
+        chk.problems.append(Problem(chk.file, ref.line, ref.col, f"models.{m.id}.config",
+                                    f"cannot read '{ref.value}': no such file next to the scenario"))
+        return
+    fields, problems = read_config(path, str(path))
+    chk.problems.extend(problems)
+    sub = Checker(str(path), source=f"config {ref.value}")
+    spec = {f.name: f for f in S.MODEL_FIELDS}
+    imported: dict[str, Value] = {}
+    for key, (text, line, col) in fields.items():
+        v = sub.leaf(Scalar(text, False, line, col), spec[key], f"model.config.{key}")
+        if v is not None:
+            imported[key] = v
+    chk.problems.extend(sub.problems)
+    m.values = {**imported, **m.values}
 
 
 def own_source(ent: Entity) -> None:
@@ -229,6 +255,8 @@ def fill_defaults(ent: Entity, fields: tuple[Field, ...], file: str, prefix: str
 
 
 def model_defaults(m: Entity, file: str) -> None:
+    if m.has("kv_lora_rank"):
+        return                           # latent attention: the KV cache comes from the latent rank
     if "kv_heads" not in m.values and "heads" in m.values:
         m.values["kv_heads"] = replace(m.values["heads"], source="default: heads (no grouped-query attention)")
     if "head_dim" not in m.values and "hidden" in m.values and "heads" in m.values:

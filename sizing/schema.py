@@ -182,6 +182,7 @@ DEVICE_FIELDS = (
 
 MODEL_FIELDS = (
     Field("from", "catalog:model", "Start from a built-in catalog entry and override fields."),
+    Field("config", "text", "A local Hugging Face config.json (relative to the scenario) to read the fields from."),
     Field("name", "text", "Display name."),
     Field("parameters", "count", "Total parameters (weights memory).", positive=True, example="7e9"),
     Field("active_parameters", "count", "Parameters used per token (mixture-of-experts).", positive=True),

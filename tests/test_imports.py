@@ -11,6 +11,7 @@ FORBIDDEN = {
     "errors": {"units", "loader", "schema", "scenario", "formulas", "evaluate", "render", "cli"},
     "units": {"loader", "schema", "scenario", "formulas", "evaluate", "render", "cli"},
     "loader": {"units", "schema", "scenario", "formulas", "evaluate", "render", "cli"},
+    "hfconfig": {"schema", "scenario", "formulas", "evaluate", "render", "cli"},
     "schema": {"scenario", "formulas", "evaluate", "render", "cli"},
     "formulas": {"loader", "schema", "scenario", "evaluate", "render", "cli", "yaml", "openpyxl",
                  "weasyprint", "matplotlib", "jinja2"},
