@@ -178,6 +178,8 @@ DEVICE_FIELDS = (
     Field("vendor", "text", "Vendor."),
     Field("year", "integer", "Year of introduction.", positive=True),
     Field("sparse_note", "text", "Vendor's sparse figures, kept as a note only."),
+    Field("sparse", f"map:{q('compute_rate')}", "Vendor's figures with 2:4 structured sparsity: recorded, never used.",
+          keys=PRECISIONS, positive=True, example="1979 TFLOP/s"),
 ) + SOURCE_FIELDS
 
 MODEL_FIELDS = (

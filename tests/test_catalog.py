@@ -48,3 +48,11 @@ def test_real_devices_have_no_price_and_tpus_are_cloud_only():
             assert not d.has("price"), d.id
         if d.get("kind") == "tpu":
             assert d.get("deployment[0]") == "cloud" and not d.has("deployment[1]")
+
+
+def test_dense_is_half_the_sparse_figure_where_both_are_recorded():
+    pairs = [(d.id, p.split(".")[1], d.get(f"compute.{p.split('.')[1]}"), v.value)
+             for d in DEVICES.values() for p, v in d.values.items() if p.startswith("sparse.")]
+    assert len(pairs) >= 25
+    for did, prec, dense, sparse in pairs:
+        assert dense == pytest.approx(sparse / 2, rel=0.02), (did, prec)     # vendors round (L40S: 362 | 733)
