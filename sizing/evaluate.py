@@ -227,8 +227,12 @@ def evaluate(scn: Scenario) -> Results:
     for p in pairs:
         p.values = {x.d.id: scalar(env[x.key]) for x in p.present()}
     problems = warnings(scn, pairs)
-    sweeps = [s for s in (sweep(scn, binder, pairs, env),) if s] if scn.sweep else []
-    results = Results(scn, binder.inputs, pairs, [x for s in sweeps for x in s], None, problems)
+    sweeps = sweep(scn, binder, pairs, env) if scn.sweep else []
+    if scn.sweep and not sweeps:
+        s = scn.sweep
+        problems.append(Problem(scn.file, s.line, s.col, f"sweep.{s.parameter}",
+                                f"no compared workload has '{s.parameter}' to sweep; nothing was swept", "warning"))
+    results = Results(scn, binder.inputs, pairs, sweeps, None, problems)
     results.decision = decide(results)
     return results
 

@@ -341,6 +341,7 @@ def sweep_of(chk: Checker, node: Node | None, workloads: dict) -> Sweep | None:
             params.append((k, v))
         else:
             chk.unknown(k, f"sweep.{k.text}", list(S.SWEEP_KEYS) + ["workload"])
+            return None
     if len(params) != 1:
         chk.problem(node, "sweep", "sweep exactly one field, e.g. {batch: [1, 8, 64]}")
         return None
@@ -350,20 +351,11 @@ def sweep_of(chk: Checker, node: Node | None, workloads: dict) -> Sweep | None:
 
 
 def sweep_values(chk: Checker, param: str, node: Node) -> tuple:
+    """The swept values: a list checked like the field itself, or a range {from, to, points, scale}."""
     path = f"sweep.{param}"
-    if param == "precision":
-        f = Field(param, "enum", "", choices=S.PRECISIONS)
-    elif param == "utilisation":
-        f = Field(param, "fraction", "", positive=True, maximum=1.0)
-    else:
-        f = Field(param, "count", "", positive=True)
-    if isinstance(node, Mapping) and f.type == "count":
-        vals: dict[str, Value] = {}
-        n = len(chk.problems)
-        chk.block(node, S.SWEEP_RANGE, path, vals)
-        if len(chk.problems) > n:
-            return ()
-        return sweep_range(chk, node, path, {k: v.value for k, v in vals.items()})
+    f = S.SWEEP_FIELDS[param]
+    if isinstance(node, Mapping) and f.type != "enum":
+        return sweep_range(chk, node, path, f)
     if not isinstance(node, Sequence) or not node.items:
         chk.problem(node, path, "expected a non-empty list of values, or {from: 1, to: 256, points: 9, scale: log}")
         return ()
@@ -371,16 +363,28 @@ def sweep_values(chk: Checker, param: str, node: Node) -> tuple:
     return tuple(v.value for v in out) if all(v is not None for v in out) else ()
 
 
-def sweep_range(chk: Checker, node: Mapping, path: str, r: dict) -> tuple:
+def sweep_range(chk: Checker, node: Mapping, path: str, f: Field) -> tuple:
     import numpy as np
 
-    if r["points"] > S.MAX_SWEEP_POINTS:
+    n = len(chk.problems)
+    r: dict[str, Value] = {}
+    ends = tuple(replace(x, type=f.type, positive=f.positive, nonnegative=f.nonnegative, maximum=f.maximum)
+                 if x.name in ("from", "to") else x for x in S.SWEEP_RANGE)
+    chk.block(node, ends, path, r)
+    if len(chk.problems) > n:
+        return ()
+    points = int(r["points"].value)
+    if points > S.MAX_SWEEP_POINTS:
         chk.problem(node, path, f"at most {S.MAX_SWEEP_POINTS:,} points")
         return ()
-    if r.get("scale", "linear") == "log":
-        vals = np.geomspace(r["from"], r["to"], int(r["points"]))
+    lo, hi = r["from"].value, r["to"].value
+    if "scale" in r and r["scale"].value == "log":
+        if lo <= 0:
+            chk.problem(node, path, "a log scale starts above zero")
+            return ()
+        vals = np.geomspace(lo, hi, points)
     else:
-        vals = np.linspace(r["from"], r["to"], int(r["points"]))
+        vals = np.linspace(lo, hi, points)
     return tuple(float(x) for x in vals)
 
 

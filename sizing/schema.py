@@ -331,11 +331,30 @@ TOP_FIELDS = (
     Field("benchmarks", "list:benchmark", "Measured records."),
 )
 
-SWEEP_KEYS = ("batch", "size", "m", "n", "k", "precision", "utilisation", "input_tokens",
-              "output_tokens", "tokens", "parameters")
+NUMERIC_TYPES = ("count", "integer", "fraction")
+
+
+def numeric_workload_fields() -> dict[str, Field]:
+    """Every numeric workload field by its path (`batch`, `traffic.peak`): what a sweep may vary."""
+    out: dict[str, Field] = {}
+    for f in ALL_WORKLOAD_FIELDS.values():
+        for sub, path in ([(x, f"{f.name}.{x.name}") for x in f.fields] if f.type == "block" else [(f, f.name)]):
+            if sub.type in NUMERIC_TYPES or sub.type.startswith("quantity:"):
+                out.setdefault(path, sub)
+    return out
+
+
+SWEEP_FIELDS = {
+    **numeric_workload_fields(),
+    "size": Field("size", "integer", "Matrix size: m = n = k.", positive=True),
+    "precision": Field("precision", "enum", "Precision.", choices=PRECISIONS),
+    "utilisation": Field("utilisation", "fraction", "Average busy share (traffic.utilisation).", positive=True,
+                         maximum=1.0),
+}
+SWEEP_KEYS = tuple(SWEEP_FIELDS)
 SWEEP_RANGE = (
-    Field("from", "count", "First value.", positive=True, required=True),
-    Field("to", "count", "Last value.", positive=True, required=True),
+    Field("from", "count", "First value (with a unit where the field has one).", required=True),
+    Field("to", "count", "Last value.", required=True),
     Field("points", "integer", "Number of points.", positive=True, required=True),
     Field("scale", "enum", "Spacing.", choices=("linear", "log"), default="linear"),
 )

@@ -165,3 +165,31 @@ def test_json_schema_describes_the_language():
     assert device["properties"]["memory_bandwidth"]["examples"] == ["2 TB/s"]
     kinds = [v["properties"]["kind"]["const"] for v in props["workloads"]["additionalProperties"]["oneOf"]]
     assert kinds == ["matmul", "generate", "forward", "train"]
+
+
+SWEPT = BASE.replace("chat: {kind: generate, model: m7}",
+                     "chat: {kind: generate, model: m7, batch: 16, output_tokens: 300,\n"
+                     "         traffic: {peak: 10 request/s, max_utilisation: 70 %}}")
+
+
+def test_any_numeric_workload_field_can_be_swept_with_its_units():
+    from sizing.evaluate import evaluate
+    from sizing.scenario import load_scenario_bytes
+    text = SWEPT + "sweep: {traffic.peak: {from: 1 request/s, to: 100 request/s, points: 5}}\n"
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    (s,) = evaluate(scn).sweeps
+    assert s.parameter == "traffic.peak" and s.values == [1.0, 25.75, 50.5, 75.25, 100.0]
+    replicas = list(s.series["gpu"]["replicas"])
+    assert replicas == sorted(replicas) and replicas[0] < replicas[-1]
+
+
+def test_sweep_problems():
+    assert problems_of(SWEPT + "sweep: {traffic.peak: [1 request/s, 2 TB]}\n")[0] == (
+        "s.yaml:14:37: error: sweep.traffic.peak[1]: expected a request rate like '20 request/s', got '2 TB' "
+        "(a memory size)")
+    assert problems_of(SWEPT + "sweep: {bacth: [1, 2]}\n")[0] == (
+        "s.yaml:14:9: error: sweep.bacth: unknown key 'bacth'; did you mean 'batch'?")
+    assert "s.yaml:14:9: warning: sweep.tokens: no compared workload has 'tokens' to sweep; nothing was swept" in (
+        problems_of(SWEPT + "sweep: {tokens: [1, 2]}\n"))
+    assert problems_of(SWEPT + "sweep: {batch: {from: 0, to: 8, points: 3, scale: log}}\n")[0] == (
+        "s.yaml:14:23: error: sweep.batch.from: must be greater than zero, got '0'")
