@@ -200,3 +200,32 @@ workloads:
                 assert v == v and abs(v) != float("inf"), (qid, v)
             else:
                 assert isinstance(v, bool) or v in ("memory", "compute", "never"), (qid, v)
+
+
+text_st = st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from("\t\n="), min_size=1,
+                  max_size=300).filter(lambda s: s.strip() == s and s.strip())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(title=text_st, name=text_st, source=text_st)
+def test_user_text_round_trips_through_the_workbook_as_text(title, name, source):
+    import io
+    import json
+
+    import openpyxl
+
+    from sizing.render.workbook import workbook_bytes
+
+    q = lambda s: json.dumps(s, ensure_ascii=False)  # noqa: E731  (a YAML double-quoted scalar)
+    text = GOOD.replace("name: good", f"name: good\ntitle: {q(title)}").replace(
+        "    kind: gpu", f"    kind: gpu\n    name: {q(name)}\n    source: {q(source)}")
+    scn, problems = load_scenario_bytes(text.encode(), "p.yaml")
+    assert scn is not None, problems
+    assert scn.title == title and scn.devices["gpu"].get("name") == name
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(evaluate(scn))))
+    cells = [c for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value is not None]
+    texts = [c.value for c in cells if c.data_type == "s"]
+    assert title in texts                                          # exactly, in a cell of its own
+    assert any(t.endswith(f": {name}") for t in texts)             # the device's section heading
+    assert any(t.startswith(source) for t in texts)                # the source column
+    assert not any(c.data_type == "f" and c.value in (title, name, source) for c in cells)   # never a formula
