@@ -74,7 +74,7 @@ def test_every_formula_yields_its_declared_unit(path):
 
 def test_every_quantity_is_documented():
     for d in F.QUANTITIES:
-        assert d.description and d.id.isidentifier(), d.id
+        assert d.description and d.label and d.id.isidentifier(), d.id
         ureg.Unit(d.unit or "dimensionless")
     ids = [(d.id, d.kinds) for d in F.QUANTITIES]
     assert len(ids) == len(set(ids))

@@ -32,6 +32,7 @@ class QuantityDef:
     warn: str | None = None       # said when the quantity is absent for want of an input ...
     warn_on: tuple[str, ...] = () # ... of one of these
     maximise: bool = False        # larger is better when ranking
+    label: str | None = None      # what a person calls it, for reports
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,13 @@ def inp(role: str, unit: str, description: str) -> None:
 
 
 def quantity(kinds, id: str, unit: str, description: str, *, display: str | None = None,
-             warn: str | None = None, warn_on: tuple[str, ...] = (), maximise: bool = False):
+             warn: str | None = None, warn_on: tuple[str, ...] = (), maximise: bool = False,
+             label: str | None = None):
     """Register the decorated function as the definition of quantity `id`."""
     kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
 
     def register(fn):
-        QUANTITIES.append(QuantityDef(id, unit, description, kinds, fn, display, warn, warn_on, maximise))
+        QUANTITIES.append(QuantityDef(id, unit, description, kinds, fn, display, warn, warn_on, maximise, label))
         return fn
     return register
 

@@ -34,48 +34,6 @@ FRACTIONS = {"efficiency", "bandwidth_efficiency", "utilisation", "max_utilisati
 NOT_ASSUMPTIONS = {"bytes_per_value", "kv_bytes_per_value", "state_bytes_per_parameter", "redundancy",
                    "replica_devices", "train_devices", "matrix_unit", "layers", "kv_heads", "head_dim",
                    "kv_lora_rank", "qk_rope_head_dim", "cores", "fma_units", "vector_width"}
-LABELS = {
-    "cpu_peak_rate": "CPU peak rate", "peak_rate": "Peak rate", "delivered_rate": "Delivered rate",
-    "ridge_point": "Ridge point", "flops": "Work", "macs": "Multiply-accumulates", "bytes": "Bytes moved",
-    "intensity": "Arithmetic intensity", "attainable_rate": "Attainable rate (roofline)", "bound": "Bound by",
-    "padding_efficiency": "Padding efficiency", "compute_time": "Compute time", "memory_time": "Memory time",
-    "kernel_time": "Kernel time", "transfer_time": "Host-link transfer time",
-    "overhead_time": "Copy and launch overheads", "total_time": "Elapsed time",
-    "transfer_share": "Share of time on the host link", "effective_rate": "Effective rate",
-    "weights_bytes": "Weights", "kv_bytes_per_token": "KV cache per token", "context_tokens": "Context per sequence",
-    "kv_cache_bytes": "KV cache for the batch", "memory_required": "Memory required",
-    "replica_memory": "Memory available", "fits": "Fits in memory", "headroom": "Memory headroom",
-    "max_batch": "Largest batch that fits", "devices_to_fit": "Devices to fit", "step_tokens": "Tokens per step",
-    "step_flops": "Work per decode step", "kv_read_bytes": "KV cache read per step",
-    "step_bytes": "Bytes read per decode step", "step_memory_time": "Step time, memory",
-    "step_compute_time": "Step time, compute", "step_time": "Per-token time (decode step)",
-    "tokens_per_s_per_user": "Tokens/s per user", "tokens_per_s": "Tokens/s, all users",
-    "compute_bound_batch": "Batch where decode turns compute-bound", "prefill_flops": "Prefill work",
-    "prefill_time": "Prefill time", "ttft": "Time to first token", "request_latency": "Request latency",
-    "requests_per_s": "Requests/s per replica", "cost_per_million_tokens": "Cost per million output tokens",
-    "replicas": "Replicas", "monthly_cost": "Monthly cost", "meets_per_token": "Meets per-token target",
-    "meets_ttft": "Meets time-to-first-token target", "meets_targets": "Meets latency targets",
-    "footprint_bytes": "Weights", "flops_per_request": "Work per request", "latency": "Latency",
-    "devices_needed": "Devices for the peak", "meets_latency": "Meets latency target",
-    "cost_per_million_requests": "Cost per million requests", "item_time": "Bulk job, time per item",
-    "batch_job_time": "Bulk job duration", "batch_job_cost": "Bulk job cost",
-    "trainable_parameters": "Trainable parameters", "frozen_bytes": "Frozen weights", "state_bytes": "Training state",
-    "devices": "Devices used", "duration": "Training time", "cost": "Training cost",
-    "effective_throughput": "Effective throughput", "cost_per_million_tokens_at_utilisation":
-        "Cost per million output tokens at the utilisation",
-    "delivered_bandwidth": "Delivered memory bandwidth", "rent_rate": "Rental cost per device",
-    "own_rate": "Owned cost per device", "device_rate": "Cost per device",
-    "breakeven_utilisation": "Utilisation where owning beats renting", "ttft_p95": "Time to first token (p95)",
-    "response_p95": "Response time (p95)", "queue_wait_p95": "Queue wait (p95)", "wait_probability":
-        "Chance a request waits", "servers": "Replicas for the peak", "servers_for_peak":
-        "Replicas for the peak at the maximum utilisation", "utilisation_at_peak": "Utilisation at the peak",
-    "average_utilisation": "Average utilisation", "offered_load": "Offered load (Erlang)", "slots":
-        "Requests served at once", "target_slack": "Time left for queueing", "monthly_cost_rent":
-        "Monthly cost, rented", "monthly_cost_own": "Monthly cost, owned", "api_cost_per_million_tokens":
-        "Hosted API per million output tokens", "api_monthly_cost": "Hosted API, monthly",
-    "cheaper_than_api": "Cheaper than the hosted API", "measured_vs_predicted": "Measured / predicted",
-    "predicted_tokens_per_s": "Predicted tokens/s",
-}
 # The figures beside the objective in the comparison table, by workload kind.
 KEY_FIGURES = {
     "generate": ("memory_required", "replica_memory", "step_time", "ttft_p95", "ttft", "tokens_per_s", "replicas",
@@ -280,7 +238,8 @@ def renderers() -> str:
 def label(qid: str) -> str:
     if qid.startswith("speedup_vs_"):
         return f"Speed-up vs {qid.removeprefix('speedup_vs_')}"
-    return LABELS.get(qid, qid.replace("_", " ").capitalize())
+    d = F.definition(qid)
+    return d.label if d and d.label else qid.replace("_", " ").capitalize()
 
 
 def defs(pairs: list[Pair]) -> dict[str, QuantityDef]:
