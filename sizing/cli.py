@@ -123,16 +123,21 @@ def input_files(scn) -> tuple[str, ...]:
     return (scn.file, *{v.file for b in scn.benchmarks for v in b.values.values()})
 
 
+def write_one(file: str, output: str | None, suffix: str, render) -> None:
+    """Evaluate one scenario and write one rendering of it (default: FILE's name, in this folder)."""
+    results = evaluate_or_exit(file)
+    echo_problems(results.problems)
+    out = Path(output or Path(file).with_suffix(suffix).name)
+    write_or_exit(out, render(results), input_files(results.scenario))
+    click.echo(f"wrote {out}")
+
+
 @main.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output .xlsx (default: FILE's name).")
 def workbook(file: str, output: str | None) -> None:
     """Write the formula-live Excel workbook."""
-    results = evaluate_or_exit(file)
-    echo_problems(results.problems)
-    out = Path(output or Path(file).with_suffix(".xlsx").name)
-    write_or_exit(out, render_workbook(results), input_files(results.scenario))
-    click.echo(f"wrote {out}")
+    write_one(file, output, ".xlsx", render_workbook)
 
 
 @main.command()
@@ -140,11 +145,7 @@ def workbook(file: str, output: str | None) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output .pdf (default: FILE's name).")
 def report(file: str, output: str | None) -> None:
     """Write the PDF decision report (the scenario and the workbook attached)."""
-    results = evaluate_or_exit(file)
-    echo_problems(results.problems)
-    out = Path(output or Path(file).with_suffix(".pdf").name)
-    write_or_exit(out, render_report(results, render_workbook(results)), input_files(results.scenario))
-    click.echo(f"wrote {out}")
+    write_one(file, output, ".pdf", lambda results: render_report(results, render_workbook(results)))
 
 
 def scenario_files(paths: tuple[str, ...]) -> list[Path]:
