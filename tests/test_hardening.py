@@ -229,3 +229,18 @@ def test_user_text_round_trips_through_the_workbook_as_text(title, name, source)
     assert any(t.endswith(f": {name}") for t in texts)             # the device's section heading
     assert any(t.startswith(source) for t in texts)                # the source column
     assert not any(c.data_type == "f" and c.value in (title, name, source) for c in cells)   # never a formula
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
+       | st.builds(lambda n, u: f"{n} {u}", st.floats(allow_nan=True, allow_infinity=True),
+                   st.sampled_from(["TB/s", "GB/s", "GiB/s", "Gbit/s", "TB", "B/s", "Gb/s", "kB/ms"])))
+def test_a_positive_field_gets_a_positive_finite_value_or_a_located_problem(text):
+    import json
+    scenario = GOOD.replace("memory_bandwidth: 2 TB/s", f"memory_bandwidth: {json.dumps(text)}")
+    scn, problems = load_scenario_bytes(scenario.encode("utf-8", "surrogatepass"), "p.yaml")
+    if scn is None:
+        assert problems and all(p.file == "p.yaml" and p.line >= 1 and p.col >= 1 for p in problems)
+    else:
+        v = scn.devices["gpu"].get("memory_bandwidth")
+        assert 0 < v < float("inf")
