@@ -41,7 +41,12 @@ WORKLOAD_ROLES = {
 # `devices` means the replica's devices when serving, the devices used when training.
 DEVICES_ROLE = {"generate": "replica_devices", "train": "train_devices"}
 # Sweep parameters that are not a field of the same name.
-SWEEP_FIELDS = {"size": ("m", "n", "k"), "utilisation": ("traffic.utilisation",)}
+SWEEP_ALIASES = {"size": ("m", "n", "k"), "utilisation": ("traffic.utilisation",)}
+
+
+def sweep_paths(parameter: str) -> tuple[str, ...]:
+    """The workload field paths a sweep parameter sets."""
+    return SWEEP_ALIASES.get(parameter, (parameter,))
 
 
 @dataclass(frozen=True)
@@ -299,8 +304,7 @@ def sweep(scn: Scenario, binder: Binder, pairs: list[Pair], env: dict[str, Any])
         if s.parameter == "precision":
             res = precision_sweep(scn, w, s)
         else:
-            paths = SWEEP_FIELDS.get(s.parameter, (s.parameter,))
-            keys = [f"workload.{w.id}.{p}" for p in paths]
+            keys = [f"workload.{w.id}.{p}" for p in sweep_paths(s.parameter)]
             if not all(k in binder.inputs for k in keys):
                 continue
             res = numeric_sweep(w, [p for p in pairs if p.workload == w.id], env, keys, s)

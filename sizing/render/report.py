@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import __version__
 from .. import formulas as F
-from ..evaluate import SWEEP_FIELDS, Pair, Results, decide_each, scalar, what_if
+from ..evaluate import Pair, Results, decide_each, scalar, sweep_paths, what_if
 from ..formulas.graph import QuantityDef
 from ..output import build_datetime
 from ..scenario import sha256
@@ -798,7 +798,7 @@ def plain(values) -> list:
 def crossover_chart(r: Results, wid: str, pairs: list[Pair], s) -> Chart | None:
     """Elapsed time vs size, re-evaluated by the engine on a fine grid over the sweep's range."""
     col = colours(r)
-    keys = [f"workload.{wid}.{f}" for f in SWEEP_FIELDS["size"]]
+    keys = [f"workload.{wid}.{f}" for f in sweep_paths("size")]
     xs = np.geomspace(min(s.values) / 4, max(s.values), 200)     # a little below the sweep: both sides of it
     env = what_if(r, {k: xs for k in keys}, pairs)
     series = [charts.Series(p.device, col[p.device], list(xs),
@@ -830,7 +830,7 @@ def utilisation_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
         env = what_if(r, {average: r.inputs[peak].value.value * np.linspace(0.02, 1.0, 96)}, pairs)
         xs = {p.device: env.get(f"{wid}/{p.device}/average_utilisation") for p in pairs}
         what = "average traffic (2 % to 100 % of the peak) swept; the fleet is sized for the peak"
-    elif (key := f"workload.{wid}.{SWEEP_FIELDS['utilisation'][0]}") in r.inputs:
+    elif (key := f"workload.{wid}.{sweep_paths('utilisation')[0]}") in r.inputs:
         env = what_if(r, {key: UTILISATION_GRID}, pairs)
         xs = {p.device: UTILISATION_GRID for p in pairs}
         what = "utilisation swept"

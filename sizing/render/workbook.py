@@ -25,7 +25,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from .. import __version__
 from .. import formulas as F
 from .. import schema as S
-from ..evaluate import SWEEP_FIELDS, Input, Pair, Results, SweepResult
+from ..evaluate import Input, Pair, Results, SweepResult, sweep_paths
 from ..schema import REQUIREMENTS
 from ..formulas.expr import all_of, excel_number
 from ..output import build_datetime, write_atomic
@@ -782,7 +782,7 @@ def live_sweep(b: Book, ws: Worksheet, top: int, s: SweepResult) -> tuple[int, i
     """A chart, then one row per swept value: display columns, then working columns in SI (row by row
     the same formulas as Calc). Returns the last row and the width of the shown part."""
     pairs = [b.r.pair(s.workload, d) for d in s.series]
-    keys = {f"workload.{s.workload}.{f}" for f in SWEEP_FIELDS.get(s.parameter, (s.parameter,))}
+    keys = {f"workload.{s.workload}.{f}" for f in sweep_paths(s.parameter)}
     put_text(ws, top, 1, f"{s.parameter} swept for {b.title(s.workload)}: live formulas", "sizing section")
     head = top + 1 + CHART_ROWS
     columns = grid(ws, head, s, pairs, SWEPT)
