@@ -160,7 +160,7 @@ _AMBIGUOUS_BIT = re.compile(r"[kKMGTPE]b")
 _PREFIX_WORDS = {"k": "kilo", "M": "mega", "G": "giga", "T": "tera", "P": "peta", "E": "exa"}
 
 
-def _split(text: str, like: str) -> tuple[float, str]:
+def split_quantity(text: str, like: str = "a number with a unit") -> tuple[float, str]:
     """The finite number and the unit text (with `$` turned into USD) of `<number> <unit>`."""
     match = _QUANTITY.fullmatch(text)
     if not match:
@@ -241,7 +241,7 @@ def _si_magnitude(value: float, unit: pint.Unit, text: str) -> float:
 def parse_quantity(text: str, kind: str) -> float:
     """The magnitude of `text` ('2 TB/s', '$2.00/hour') in the SI unit of `kind`."""
     spec = KINDS[kind]
-    value, unit_text = _split(text, spec.like)
+    value, unit_text = split_quantity(text, spec.like)
     if not unit_text:
         raise UnitError(f"expected {spec.like}, got '{text}' (a number without a unit)")
     unit = _parse_unit(unit_text, text, f"; write e.g. '{spec.example}'")
@@ -252,7 +252,7 @@ def parse_quantity(text: str, kind: str) -> float:
 
 def parse_fraction(text: str) -> float:
     """A fraction: '40 %' is 0.4 (and '150 %' is 1.5); a plain number must lie in [0, 1]."""
-    value, unit_text = _split(text, FRACTION_LIKE)
+    value, unit_text = split_quantity(text, FRACTION_LIKE)
     if not unit_text:
         if not 0 <= value <= 1:
             raise UnitError(f"expected {FRACTION_LIKE}, got '{text}'")

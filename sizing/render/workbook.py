@@ -30,7 +30,7 @@ from ..schema import REQUIREMENTS
 from ..formulas.expr import all_of, excel_number
 from ..output import build_datetime, write_atomic
 from ..scenario import sha256
-from ..units import to_unit
+from ..units import split_quantity, to_unit
 from .format import FIXED, SCALES, TEXT_UNITS, scale_for
 
 MASTER = "master_check"
@@ -216,8 +216,6 @@ def exact_format(value: float, percent: bool = False) -> str:
     return ("0" if percent else "#,##0") + ("." + "0" * decimals if decimals else "") + ("%" if percent else "")
 
 
-QUANTITY_TEXT = re.compile(r"\s*(\$)?\s*([-+]?[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?)\s*(.*?)\s*")
-UNIT_TEXT = re.compile(r"[A-Za-zµμ]+(?:\^-?[1-9])?(?:\s*[/*]\s*[A-Za-zµμ]+(?:\^-?[1-9])?)*")
 
 
 def input_shown(inp: Input) -> tuple[float, Shown]:
@@ -235,19 +233,16 @@ def input_shown(inp: Input) -> tuple[float, Shown]:
 
 
 def typed_unit(inp: Input) -> tuple[float, Shown] | None:
-    m = QUANTITY_TEXT.fullmatch(inp.value.text)
-    if m is None or not m[3] or not UNIT_TEXT.fullmatch(m[3].lstrip("/") if m[1] else m[3]):
-        return None
-    unit = f"USD{m[3]}" if m[1] else m[3]
+    """The number and unit as typed, when that unit converts exactly to the input's SI value."""
     try:
-        factor = to_unit(1.0, unit, inp.unit)
+        shown, unit = split_quantity(inp.value.text)
+        factor = to_unit(1.0, unit, inp.unit) if unit else 0.0
     except Exception:       # a unit pint reads differently here: fall back to a standard display unit
         return None
-    shown = float(m[2].replace("_", ""))
     v = inp.value.value
     if factor <= 0 or abs(shown * factor - v) > 1e-9 * abs(v):
         return None
-    return (int(shown) if shown.is_integer() else shown), Shown(unit, factor)
+    return (int(shown) if shown.is_integer() else shown), Shown(unit.replace("USD ", "USD"), factor)
 
 
 # -- input ranges: one rule gives the data validation and the sanity check --------------------
