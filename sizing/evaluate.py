@@ -99,6 +99,7 @@ class Results:
     sweeps: list[SweepResult]
     decision: dict | None
     problems: list[Problem]
+    crossovers: list[dict] = field(default_factory=list)   # found without a sweep (matmul size)
 
     def pair(self, workload: str, device: str) -> Pair | None:
         return next((p for p in self.pairs if p.workload == workload and p.device == device), None)
@@ -238,8 +239,26 @@ def evaluate(scn: Scenario) -> Results:
         problems.append(Problem(scn.file, s.line, s.col, f"sweep.{s.parameter}",
                                 f"no compared workload has '{s.parameter}' to sweep; nothing was swept", "warning"))
     results = Results(scn, binder.inputs, pairs, sweeps, None, problems)
+    results.crossovers = size_crossovers(scn, pairs, env, sweeps)
     results.decision = decide(results)
     return results
+
+
+CROSSOVER_SIZES = tuple(float(x) for x in np.geomspace(8, 65536, 400))
+
+
+def size_crossovers(scn: Scenario, pairs: list[Pair], env: dict, sweeps: list[SweepResult]) -> list[dict]:
+    """The square matrix size where one device starts to beat another, for matmul workloads not swept by size."""
+    out = []
+    swept = {s.workload for s in sweeps if s.parameter == "size"}
+    for w in scn.workloads.values():
+        mine = [p for p in pairs if p.workload == w.id]
+        if w.get("kind") != "matmul" or w.id in swept or len(mine) < 2:
+            continue
+        hidden = Sweep("size", CROSSOVER_SIZES, w.id, w.line, w.col)
+        res = numeric_sweep(w, mine, env, [f"workload.{w.id}.{p}" for p in sweep_paths("size")], hidden)
+        out += [{"workload": w.id, "parameter": "size", **c} for c in res.crossovers]
+    return out
 
 
 def benchmark_pairs(binder: Binder, scn: Scenario) -> list[Pair]:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from helpers import results_of, value
+from helpers import ROOT, results_of, value
 
 
 def test_matmul_1024_counts_and_intensity():
@@ -160,3 +160,17 @@ def test_70b_on_real_devices():
     assert value(r, "chat", "h100", "fits") is True
     assert value(r, "chat", "h100", "max_batch") == 25
     assert r.decision["recommendation"] == "mi300x"
+
+
+def test_crossover_size_without_a_sweep():
+    from sizing.evaluate import evaluate
+    from sizing.scenario import load_scenario_bytes
+    text = (ROOT / "scenarios" / "ref-link-matmul.yaml").read_text().replace(
+        "sweep: {size: [128, 256, 512, 1024, 4096]}\n", "")
+    scn, _ = load_scenario_bytes(text.encode(), "s.yaml", base=ROOT / "scenarios")
+    r = evaluate(scn)
+    assert r.sweeps == []
+    (c,) = r.crossovers
+    swept = next(x for x in results_of("ref-link-matmul").sweeps[0].crossovers if x["kind"] == "faster")
+    assert c["workload"] == "link-demo" and c["from_here_faster"] == "accelerator"
+    assert c["at"] == pytest.approx(swept["at"], rel=1e-3)

@@ -42,6 +42,7 @@ def as_dict(r: Results) -> dict:
                     for p in r.pairs],
         "sweeps": [clean({"parameter": w.parameter, "workload": w.workload, "values": w.values,
                           "series": w.series, "crossovers": w.crossovers}) for w in r.sweeps],
+        "crossovers": clean(r.crossovers),
         "decision": clean(r.decision),
         "problems": [p.as_dict() for p in r.problems],
     }

@@ -973,6 +973,10 @@ def breakeven(r: Results) -> tuple[str, ...]:
             elif c["kind"] == "compute_bound":
                 out.append(f"{s.workload} on {c['device']}: the first swept {s.parameter} where decode is "
                            f"compute-bound is {number(c['at'])}.")
+    for c in r.crossovers:
+        slower = next(d for d in c["between"] if d != c["from_here_faster"])
+        out.append(f"{c['workload']}: {c['from_here_faster']} is faster than {slower} from a square size "
+                   f"(m = n = k) of {number(c['at'])}.")
     return tuple(out)
 
 

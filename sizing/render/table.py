@@ -44,6 +44,12 @@ def render(r: Results) -> str:
             else:
                 lines.append(f"  {c['device']} turns compute-bound at {s.parameter} = {c['at']:g}")
         lines.append("")
+    for c in r.crossovers:
+        slower = next(d for d in c["between"] if d != c["from_here_faster"])
+        lines.append(f"{c['workload']}: {c['from_here_faster']} is faster than {slower} from square size "
+                     f"{c['at']:.4g} (m = n = k)")
+    if r.crossovers:
+        lines.append("")
     if r.decision:
         d = r.decision
         lines.append(f"decision: {d['objective']} on {d['workload']}")
