@@ -406,6 +406,9 @@ def refine(pairs, ab, qid: str, env: dict, keys: list[str], lo: float, hi: float
 
 
 # -- decision -------------------------------------------------------------------------------
+DEFAULT_REQUIREMENTS = ("fits_memory", "meets_targets")   # an option must run and meet its targets
+
+
 def objective_id(objective: str, kind: str) -> str:
     return OBJECTIVE_ALIASES.get(objective, {}).get(kind, objective)
 
@@ -424,7 +427,8 @@ def decide(r: Results) -> dict | None:
     qid = objective_id(objective, kind)
     d = F.definition(qid)
     maximise = bool(d and d.maximise)
-    require = [v.value for k, v in sorted(dec.values.items()) if k.startswith("require[")] if dec else []
+    given = [v.value for k, v in sorted(dec.values.items()) if k.startswith("require[")] if dec else []
+    require = given or list(DEFAULT_REQUIREMENTS)
     options = []
     for did in r.scenario.compare:
         p = r.pair(wid, did)
@@ -432,6 +436,8 @@ def decide(r: Results) -> dict | None:
         fails = failures(r, did, require)
         if isinstance(value, float) and not math.isfinite(value):
             value = None
+        if value is None:        # e.g. no rate at the workload's precision: it cannot be ranked
+            fails.append({"requirement": "computable", "workload": wid, "quantity": qid})
         options.append({"device": did, "value": value, "passes": not fails, "failures": fails})
     sign = -1 if maximise else 1
     options.sort(key=lambda o: (not o["passes"], o["value"] is None,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .expr import (TAIL, TINY, Const, all_present, ceil, erlang_c, first_present, fleet_search, floor,
-                   ln, max_present, maximum, min_present, minimum, sum_present, where)
+from .expr import (TAIL, TINY, Const, Missing, all_present, ceil, erlang_c, first_present, fleet_search, floor,
+                   ln, maximum, min_present, minimum, sum_present, where)
 from .graph import ALL, NA, comparison, inp, quantity
 
 # Unit factors: literals that carry a unit so that the pint check sees them.
@@ -18,6 +18,12 @@ HOST_COPIES = 3                                 # A in, B in, C out
 REQUEST_COPIES = 2                              # input in, output out
 KV_TENSORS = 2                                  # keys and values
 NO_PRICE = "no price (hourly price or purchase): cost not computed"
+
+def roofline_time(compute, memory):
+    """max(compute time, memory time); without a bandwidth the memory term is left out (and warned
+    about), but without a rate there is no time at all: a missing rate never looks infinitely fast."""
+    return compute if isinstance(memory, Missing) else maximum(compute, memory)
+
 
 # -- inputs ---------------------------------------------------------------------------------
 inp("compute_rate", "FLOP/s", "peak dense rate at the workload's precision")
@@ -204,7 +210,7 @@ def mm_memory_time(q):
 @quantity("matmul", "kernel_time", "s", "on-device time: max(compute time, memory time)", display="us",
           label="Kernel time")
 def mm_kernel_time(q):
-    return max_present(q.compute_time, q.memory_time)
+    return roofline_time(q.compute_time, q.memory_time)
 
 
 @quantity("matmul", "transfer_time", "s", "bytes over the host link (operands on the host)", display="us",
@@ -370,7 +376,7 @@ def gen_step_compute_time(q):
 @quantity("generate", "step_time", "s", "decode step: max(memory time, compute time)", display="ms",
           label="Per-token time (decode step)")
 def gen_step_time(q):
-    return max_present(q.step_memory_time, q.step_compute_time)
+    return roofline_time(q.step_compute_time, q.step_memory_time)
 
 
 @quantity("generate", "bound", "", "which roof limits the decode step", label="Bound by")
@@ -436,8 +442,8 @@ def gen_prefill_flops(q):
           display="ms", label="Prefill time")
 def gen_prefill_time(q):
     devices = q.replica_devices
-    return max_present(q.prefill_flops / (q.delivered_rate * devices),
-                       q.weights_bytes / (q.delivered_bandwidth * devices))
+    return roofline_time(q.prefill_flops / (q.delivered_rate * devices),
+                         q.weights_bytes / (q.delivered_bandwidth * devices))
 
 
 @quantity("generate", "ttft", "s", "time to first token: the prefill (no queueing)", display="ms",
@@ -648,7 +654,7 @@ def fw_overhead(q):
 
 @quantity("forward", "latency", "s", "max(compute time, memory time) + link overheads", display="ms", label="Latency")
 def fw_latency(q):
-    return sum_present(max_present(q.compute_time, q.memory_time), q.overhead_time)
+    return sum_present(roofline_time(q.compute_time, q.memory_time), q.overhead_time)
 
 
 @quantity("forward", "requests_per_s", "request/s", "requests one device serves per second, one at a time",

@@ -427,7 +427,10 @@ def failure_words(r: Results, option: dict) -> str:
     for f in option["failures"]:
         p = r.pair(f["workload"], option["device"])
         where = f" (workload {f['workload']})" if f["workload"] != (r.decision or {}).get("workload") else ""
-        if f["quantity"] == "fits":
+        if f["requirement"] == "computable":
+            out.append(f"its {label(f['quantity']).lower()} cannot be computed: the engine warns why "
+                       f"(e.g. no rate at this precision){where}")
+        elif f["quantity"] == "fits":
             need = next((q for q in ("memory_required", "state_bytes", "footprint_bytes") if q in p.values), None)
             have = "replica_memory" if "replica_memory" in p.values else None
             detail = f": needs {show(p, need)}" if need else ""

@@ -277,9 +277,9 @@ def rule_of(inp: Input) -> Rule:
     if f is None:
         return Rule()
     whole = f.type == "integer"
-    if f.positive or f.type == "fraction":
+    if f.positive:
         return Rule(whole, 0.0, True, f.maximum)
-    if f.nonnegative:
+    if f.nonnegative or f.type == "fraction":
         return Rule(whole, 0.0, False, f.maximum)
     return Rule(whole, None, False, f.maximum)
 
