@@ -128,6 +128,9 @@ def write_one(file: str, output: str | None, suffix: str, render) -> None:
     results = evaluate_or_exit(file)
     echo_problems(results.problems)
     out = Path(output or Path(file).with_suffix(suffix).name)
+    if out.suffix.lower() != suffix:
+        click.echo(f"sizing: error: {out}: the output of this command is a {suffix} file; name it so", err=True)
+        sys.exit(EXIT_USAGE)
     write_or_exit(out, render(results), input_files(results.scenario))
     click.echo(f"wrote {out}")
 
@@ -174,14 +177,16 @@ def build(paths: tuple[str, ...], out_dir: str) -> None:
         loaded.append(scn)
     if failed:
         sys.exit(EXIT_PROBLEMS)           # nothing is written when any scenario has errors
+    outputs = []                          # every rendering first: a failure leaves no partial set
     for f, scn in zip(files, loaded):
         results = run_engine(scn)
         echo_problems(results.problems)
         xlsx = render_workbook(results)
-        for suffix, data in ((".xlsx", xlsx), (".pdf", render_report(results, xlsx))):
-            out = Path(out_dir) / f"{f.stem}{suffix}"
-            write_or_exit(out, data, input_files(scn))
-            click.echo(f"wrote {out}")
+        outputs += [(Path(out_dir) / f"{f.stem}{suffix}", data, input_files(scn))
+                    for suffix, data in ((".xlsx", xlsx), (".pdf", render_report(results, xlsx)))]
+    for out, data, inputs in outputs:
+        write_or_exit(out, data, inputs)
+        click.echo(f"wrote {out}")
 
 
 @main.command()
@@ -211,7 +216,14 @@ def catalog_show(entry: str) -> None:
 
     text = show(entry)
     if text is None:
-        click.echo(f"sizing: no catalog entry '{entry}'; `sizing catalog` lists them", err=True)
+        import difflib
+
+        from .scenario import catalog as entries
+        devices, models, _ = entries()
+        ids = [*devices, *models]
+        close = [i for i in ids if entry.lower() in i][:3] or difflib.get_close_matches(entry, ids, n=3, cutoff=0.4)
+        hint = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
+        click.echo(f"sizing: no catalog entry '{entry}'; {hint}`sizing catalog` lists them", err=True)
         sys.exit(EXIT_USAGE)
     click.echo(text, nl=False)
 

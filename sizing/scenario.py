@@ -103,6 +103,10 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
                 meta[key.text] = v
     chk.require(root, S.TOP_FIELDS, "")
     devices = entities(chk, root.get("devices"), "devices", "device", S.DEVICE_FIELDS)
+    for key in ("devices", "workloads"):
+        node = root.get(key)
+        if isinstance(node, Mapping) and not node.entries:
+            chk.problem(node, key, f"no {key} given; a scenario needs at least one")
     models = entities(chk, root.get("models"), "models", "model", S.MODEL_FIELDS)
     workloads = {}
     if (wnode := root.get("workloads")) is not None:
@@ -212,6 +216,10 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
         ent.values["precision"] = default_value(S.DEFAULT_PRECISION[kind], None, chk.file, ent)
     if kind == "generate" and "kv_precision" not in ent.values:
         ent.values["kv_precision"] = replace(ent.values["precision"], source="default: same as precision")
+    avg, peak = ent.values.get("traffic.average"), ent.values.get("traffic.peak")
+    if avg is not None and peak is not None and avg.value > peak.value:
+        chk.problems.append(Problem(chk.file, avg.line, avg.col, f"{path}.traffic.average",
+                                    f"the average '{avg.text}' is above the peak '{peak.text}'"))
     if kind == "forward" and isinstance(node, Mapping) and not (node.get("model") or node.get("parameters")):
         chk.problem(node, path, "a forward workload needs 'model' or 'parameters'")
     return ent
@@ -385,6 +393,8 @@ def sweep_range(chk: Checker, node: Mapping, path: str, f: Field) -> tuple:
         vals = np.geomspace(lo, hi, points)
     else:
         vals = np.linspace(lo, hi, points)
+    if f.type == "integer":                       # batches and sizes are whole: round, keep each once
+        vals = np.unique(np.round(vals))
     return tuple(float(x) for x in vals)
 
 

@@ -493,6 +493,15 @@ def describe(f: Field) -> str:
     }.get(t, "one of: " + ", ".join(map(str, f.choices)) if f.choices else "text")
 
 
+def real_date(text: str) -> bool:
+    import datetime as dt
+
+    try:
+        return dt.date.fromisoformat(text) is not None
+    except ValueError:
+        return False
+
+
 def check_text(text: str) -> None:
     if CONTROL.search(text):
         raise UnitError("contains a control character or an unpaired surrogate; remove it")
@@ -520,13 +529,16 @@ def parse_leaf(node: Scalar, f: Field) -> tuple[Any, str | None]:
     check_text(text)
     if t == "enum":
         if text not in f.choices:
-            close = difflib.get_close_matches(text, [str(c) for c in f.choices], n=1, cutoff=0.5)
+            exact = [str(c) for c in f.choices if str(c).lower() == text.lower()]
+            close = exact or difflib.get_close_matches(text.lower(), [str(c) for c in f.choices], n=1, cutoff=0.5)
             hint = f"did you mean '{close[0]}'? " if close else ""
             raise UnitError(f"{hint}expected one of: {', '.join(map(str, f.choices))}; got '{text}'")
     elif t == "slug" and not SLUG.match(text):
         raise UnitError(f"expected an id of lower-case letters, digits, '.', '_' and '-', got '{text}'")
     elif t == "date" and not DATE.match(text):
         raise UnitError(f"expected a date 'YYYY-MM-DD', got '{text}'")
+    elif t == "date" and not real_date(text):
+        raise UnitError(f"'{text}' is not a calendar date")
     return text, None
 
 

@@ -32,6 +32,7 @@ def test_validate_reports_every_problem_and_exits_1(tmp_path):
     assert res.exit_code == 1
     assert res.stderr.splitlines() == [
         f"{bad}:4:15: error: devices.g.memory: expected a memory size like '80 GB', got '2 TB/s' (a bandwidth)",
+        f"{bad}:5:12: error: workloads: no workloads given; a scenario needs at least one",
         f"{bad}:6:1: error: foo: unknown key 'foo'; expected one of: benchmarks, compare, date, decision, "
         "description, devices, models, name, owner, sizing, status, sweep, title, workloads",
     ]
@@ -39,7 +40,7 @@ def test_validate_reports_every_problem_and_exits_1(tmp_path):
 
 def test_validate_json_format(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("sizing: 1\nname: b\ndevices: {}\nworkloads:\n  w: {kind: matmul, m: 1, n: 1}\n")
+    bad.write_text("sizing: 1\nname: b\ndevices: {g: {kind: gpu}}\nworkloads:\n  w: {kind: matmul, m: 1, n: 1}\n")
     res = run("validate", "--format", "json", str(bad))
     assert res.exit_code == 1
     doc = json.loads(res.stdout)

@@ -146,7 +146,9 @@ def test_unwritable_directory_is_exit_3(tmp_path):
 def test_output_equal_to_input_is_refused_with_exit_3(tmp_path):
     src = tmp_path / "s.yaml"
     src.write_text(GOOD)
-    res = CliRunner().invoke(main, ["workbook", str(src), "-o", str(src)])
+    link = tmp_path / "s.xlsx"
+    link.symlink_to(src)
+    res = CliRunner().invoke(main, ["workbook", str(src), "-o", str(link)])
     assert res.exit_code == 3 and "refusing to overwrite an input file" in res.stderr
     assert src.read_text() == GOOD
 
@@ -244,3 +246,50 @@ def test_a_positive_field_gets_a_positive_finite_value_or_a_located_problem(text
     else:
         v = scn.devices["gpu"].get("memory_bandwidth")
         assert 0 < v < float("inf")
+
+
+def test_impossible_dates_and_empty_tables_are_problems_not_crashes(tmp_path):
+    assert [str(p) for p in load_scenario_bytes(GOOD.replace("name: good", "name: good\ndate: 2026-02-30").encode(),
+                                                 "s.yaml")[1]] == [
+        "s.yaml:3:7: error: date: '2026-02-30' is not a calendar date"]
+    _, problems = load_scenario_bytes(b"sizing: 1\nname: e\ndevices: {}\nworkloads: {}\n", "s.yaml")
+    assert [str(p) for p in problems] == [
+        "s.yaml:3:10: error: devices: no devices given; a scenario needs at least one",
+        "s.yaml:4:12: error: workloads: no workloads given; a scenario needs at least one"]
+
+
+def test_average_above_peak_is_an_error():
+    text = GOOD.replace("output_tokens: 50}", "output_tokens: 50,\n         traffic: {peak: 2 request/s, "
+                        "average: 3 request/s}}")
+    assert [str(p) for p in load_scenario_bytes(text.encode(), "s.yaml")[1]] == [
+        "s.yaml:14:48: error: workloads.chat.traffic.average: the average '3 request/s' is above the peak "
+        "'2 request/s'"]
+
+
+def test_build_writes_all_or_nothing(tmp_path, monkeypatch):
+    import sizing.cli as cli
+
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(GOOD.replace("name: good", f"name: {name}"))
+    calls = []
+
+    def flaky(results):
+        calls.append(results.scenario.name)
+        if len(calls) == 2:
+            raise RuntimeError("renderer failed")
+        return b"xlsx"
+
+    monkeypatch.setattr(cli, "render_workbook", flaky)
+    monkeypatch.setattr(cli, "render_report", lambda results, xlsx: b"pdf")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(main, ["build", str(tmp_path), "--out", str(out)])
+    assert res.exit_code != 0 and calls == ["a", "b"]
+    assert not out.exists()
+
+
+def test_output_name_must_match_the_kind_of_file(tmp_path):
+    src = tmp_path / "s.yaml"
+    src.write_text(GOOD)
+    res = CliRunner().invoke(main, ["workbook", str(src), "-o", str(tmp_path / "x.pdf")])
+    assert res.exit_code == 2 and "the output of this command is a .xlsx file" in res.stderr
+    assert not (tmp_path / "x.pdf").exists()

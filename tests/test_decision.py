@@ -1,0 +1,49 @@
+"""The decision: ranking, default requirements, options that cannot be ranked."""
+
+from sizing.evaluate import evaluate
+from sizing.scenario import load_scenario_bytes
+
+TWO = """\
+sizing: 1
+name: two
+devices:
+  small: {from: nvidia-l4, price: 0.10 USD/hour}
+  big: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}
+workloads:
+  chat: {kind: generate, model: qwen2.5-32b, precision: bf16, batch: 4, input_tokens: 1000, output_tokens: 200}
+"""
+
+
+def decided(text):
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None, problems
+    return evaluate(scn).decision
+
+
+def test_by_default_an_option_must_fit_and_meet_its_targets():
+    d = decided(TWO)
+    assert d["require"] == ["fits_memory", "meets_targets"]
+    assert d["recommendation"] == "big"
+    small = next(o for o in d["ranking"] if o["device"] == "small")
+    assert small["passes"] is False and small["rank"] == 2
+    assert small["failures"] == [{"requirement": "fits_memory", "workload": "chat", "quantity": "fits"}]
+
+
+def test_explicit_requirements_replace_the_default():
+    d = decided(TWO + "decision: {objective: cost_per_million_tokens, require: [meets_targets]}\n")
+    assert d["require"] == ["meets_targets"] and d["recommendation"] == "small"   # cheapest, though it won't fit
+
+
+def test_a_device_without_a_rate_at_the_precision_is_never_recommended():
+    text = TWO.replace("precision: bf16", "precision: fp8").replace(
+        "small: {from: nvidia-l4, price: 0.10 USD/hour}", "small: {from: nvidia-a100-80gb-sxm, price: 0.10 USD/hour}"
+    ).replace("qwen2.5-32b", "llama-3.1-8b")
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    r = evaluate(scn)
+    a100 = r.pair("chat", "small").values
+    assert "step_time" not in a100 and "ttft" not in a100 and "cost_per_million_tokens" not in a100
+    assert any("no rate at this precision" in p.message for p in r.problems)
+    assert r.decision["recommendation"] == "big"
+    small = next(o for o in r.decision["ranking"] if o["device"] == "small")
+    assert small["value"] is None and {"requirement": "computable", "workload": "chat",
+                                       "quantity": "cost_per_million_tokens"} in small["failures"]
