@@ -174,3 +174,8 @@ def test_crossover_size_without_a_sweep():
     swept = next(x for x in results_of("ref-link-matmul").sweeps[0].crossovers if x["kind"] == "faster")
     assert c["workload"] == "link-demo" and c["from_here_faster"] == "accelerator"
     assert c["at"] == pytest.approx(swept["at"], rel=1e-3)
+
+
+def test_lora_skips_the_frozen_weight_gradients():
+    r = results_of("ref-finetune-7b")
+    assert value(r, "lora", "accelerator", "flops") == pytest.approx((4 * 7e9 + 2 * 7e7) * 1e9)

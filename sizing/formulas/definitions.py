@@ -9,7 +9,8 @@ from .graph import ALL, NA, comparison, inp, quantity
 # Unit factors: literals that carry a unit so that the pint check sees them.
 FLOP_PER_MAC = Const(2, "FLOP")                 # one multiply-add = 2 FLOPs
 FLOP_PER_PARAM_TOKEN = Const(2, "FLOP/token")   # forward pass: ~2 FLOPs per parameter per token
-TRAIN_FLOP_PER_PARAM_TOKEN = Const(6, "FLOP/token")  # forward + backward: ~6 FLOPs
+PASS_FLOP_PER_PARAM_TOKEN = Const(4, "FLOP/token")   # forward (2) + activation gradients (2), every parameter
+WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN = Const(2, "FLOP/token")  # weight gradients, trained parameters only
 TOKEN = Const(1, "token")
 REQUEST = Const(1, "request")
 PER_MILLION = Const(1e6, "token/Mtoken")        # USD/token -> USD per million tokens
@@ -766,9 +767,12 @@ def tr_devices(q):
     return first_present(q.train_devices, q.devices_to_fit)
 
 
-@quantity("train", "flops", "FLOP", "6 × parameters × tokens", display="PFLOP", label="Work")
+@quantity("train", "flops", "FLOP",
+          "(4 × parameters + 2 × trainable parameters) × tokens: 6PT for full fine-tuning, ~4PT for LoRA",
+          display="PFLOP", label="Work")
 def tr_flops(q):
-    return TRAIN_FLOP_PER_PARAM_TOKEN * q.parameters * q.tokens
+    return (PASS_FLOP_PER_PARAM_TOKEN * q.parameters
+            + WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN * q.trainable_parameters) * q.tokens
 
 
 @quantity("train", "duration", "s", "FLOPs / (delivered rate × devices)", display="h", label="Training time")
