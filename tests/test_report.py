@@ -106,6 +106,16 @@ def test_first_page_says_what_to_buy_and_why():
         assert human(o["value"], d.unit, d.display) in first
 
 
+def test_first_page_names_the_fleet_to_buy_and_its_capital():
+    path = scenario("capacity-chat-8b.yaml")
+    p = results(path).pair("chat", "h100").values
+    first = squeezed(text(pdf(path), slice(0, 1)))
+    assert squeezed(f"Fleet: {p['fleet_devices']:.0f} × h100: {p['replicas']:.0f} replicas "
+                    f"({p['servers']:.0f} for the peak + 1 spare); costed as owned, cheaper than renting; "
+                    f"buying them costs {human(p['fleet_purchase'], 'USD', 'USD')}.") in first
+    assert p["fleet_purchase"] == p["fleet_devices"] * 30000
+
+
 def test_comparison_table_follows_the_engines_ranking():
     path = scenario("chat-70b-fp8.yaml")
     r = results(path)

@@ -502,6 +502,23 @@ def replicas(q):
     return q.servers + q.redundancy
 
 
+@quantity("generate", "fleet_devices", "", "devices to buy or rent: replicas × devices per replica",
+          label="Devices in the fleet")
+def gen_fleet_devices(q):
+    return q.replicas * q.replica_devices
+
+
+@quantity("forward", "fleet_devices", "", "devices to buy or rent: one per replica", label="Devices in the fleet")
+def fw_fleet_devices(q):
+    return q.replicas
+
+
+@quantity(TRAFFIC, "fleet_purchase", "USD", "capital to buy the fleet: devices × purchase price", display="USD",
+          label="Purchase of the fleet")
+def fleet_purchase(q):
+    return q.fleet_devices * q.purchase
+
+
 @quantity(TRAFFIC, "utilisation_at_peak", "", "busy share of the servers (without redundancy) at the peak",
           display="%", label="Utilisation at the peak")
 def utilisation_at_peak(q):

@@ -77,6 +77,7 @@ class Decision:
     reasons: tuple[str, ...]
     table: Table
     table_note: str
+    fleet: str
 
 
 @dataclass(frozen=True)
@@ -312,7 +313,25 @@ def decision_summary(r: Results) -> Decision | None:
     constraint, reasons = why(r, dec)
     table, note = comparison(r, dec)
     return Decision(best, device_name(r, best) if best else "", headline, objective_words(dec),
-                    workload_title(r, wid), constraint, tuple(reasons), table, note)
+                    workload_title(r, wid), constraint, tuple(reasons), table, note, fleet_words(p))
+
+
+def fleet_words(p: Pair | None) -> str:
+    """What to buy or rent: the fleet the engine sized, and its basis."""
+    if p is None or "fleet_devices" not in p.values:
+        return ""
+    v = p.values
+    spare = v["replicas"] - v["servers"]
+    per = int(v["fleet_devices"] // v["replicas"])
+    replicas = f"{human(v['replicas'], '')} replica{'s' if v['replicas'] != 1 else ''}" + \
+        (f" of {per} devices" if per > 1 else "") + \
+        (f" ({human(v['servers'], '')} for the peak + {human(spare, '')} spare)" if spare else "")
+    basis = ""
+    if "own_rate" in v and "rent_rate" in v:
+        basis = "; costed as owned, cheaper than renting" if v["device_rate"] == v["own_rate"] else \
+            "; costed as rented, cheaper than owning"
+    capital = f"; buying them costs {show(p, 'fleet_purchase')}" if "fleet_purchase" in v else ""
+    return f"{human(v['fleet_devices'], '')} × {p.device}: {replicas}{basis}{capital}."
 
 
 def why(r: Results, dec: dict) -> tuple[str, list[str]]:
