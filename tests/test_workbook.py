@@ -343,7 +343,7 @@ def test_inputs_are_shown_in_the_unit_the_user_wrote():
         rows[key] = [wb[sheet].cell(row, c).value for c in range(2, 6)]
     assert rows["device.h100.price"][:3] == [2.5, "USD/hour", "=1/3600"]
     assert rows["device.h100.memory_bandwidth"][:3] == [3.35, "TB/s", 1e12]
-    assert rows["workload.chat.traffic.utilisation"][:3] == [0.5, "%", 1]
+    assert rows["workload.chat.traffic.utilisation"][:3] == [0.5, None, 1]      # 50%: the format carries the unit
     assert all(r[3].startswith("=B") for r in rows.values())
 
 

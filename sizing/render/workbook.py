@@ -443,7 +443,7 @@ def input_row(b: Book, ws: Worksheet, row: int, inp: Input, rules: dict) -> None
     base = Shown("", 1.0, shown.percent)
     put_text(ws, row, 1, inp.path)
     put(ws, row, 2, value, exact_format(value, shown.percent), "sizing input")
-    put_text(ws, row, 3, shown.label)
+    put_text(ws, row, 3, "" if shown.percent else shown.label)     # "55%" needs no second "%"
     decade = math.log10(shown.factor).is_integer() and abs(math.log10(shown.factor)) >= 4
     put(ws, row, 4, factor_cell(shown.factor), "0E+00" if decade else "General")
     b.define(b.names[inp.key], put(ws, row, 5, f"=B{row}*D{row}", number_format([inp.value.value], base)))
