@@ -139,7 +139,8 @@ class Binder:
         for role, path in WORKLOAD_ROLES.items():
             refs[role] = self.add(role, w, path) or refs.get(role)
         if (role := DEVICES_ROLE.get(w.get("kind"))) is not None:
-            refs[role] = self.add(role, w, "devices")
+            per_device = f"devices.{d.id}" if d is not None else None
+            refs[role] = self.add(role, w, per_device) if per_device in w.values else self.add(role, w, "devices")
         refs.update(self.choices(w, precision))
         return {r: ref for r, ref in refs.items() if ref is not None}
 

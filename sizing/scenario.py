@@ -305,6 +305,10 @@ def suggest(name: str, options) -> str:
 def check_references(chk: Checker, root: Mapping, devices: dict, models: dict, workloads: dict) -> None:
     _, cat_models, _ = catalog()
     for w in workloads.values():
+        for path, v in w.values.items():
+            if path.startswith("devices.") and path[8:] not in devices:
+                chk.problems.append(Problem(chk.file, v.line, v.col, f"workloads.{w.id}.{path}",
+                                            f"unknown device '{path[8:]}'{suggest(path[8:], devices)}"))
         ref = w.values.get("model")
         if ref is None or ref.value in models:
             continue

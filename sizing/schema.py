@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import Problem
@@ -252,8 +252,9 @@ WORKLOAD_FIELDS = {
         Field("model", "ref:model", "Model id.", required=True),
         Field("kv_precision", "enum", "KV cache precision (default: precision).", choices=PRECISIONS),
         Field("batch", "integer", "Sequences decoded together.", positive=True, default=1),
-        Field("devices", "integer", "Devices serving one replica together (tensor parallel).", positive=True,
-              default=1),
+        Field("devices", "per_device:integer",
+              "Devices serving one replica together (tensor parallel): a number, or one per device id.",
+              positive=True, default=1),
         Field("input_tokens", "count", "Prompt tokens per request.", positive=True, default=1),
         Field("output_tokens", "count", "Generated tokens per request.", positive=True, default=1),
         Field("traffic", "block", "Arrival rate and utilisation.", fields=TRAFFIC_FIELDS),
@@ -406,6 +407,9 @@ class Checker:
         self.problem(key, path, f"unknown key '{key.text}'; {hint}")
 
     def field(self, node: Node, f: Field, path: str, out: dict[str, Value], key: str) -> None:
+        if f.type.startswith("per_device:"):
+            # one value for every device, or a mapping of device ids to values
+            f = replace(f, type=("map:" if isinstance(node, Mapping) else "") + f.type[11:])
         if f.type == "block":
             self.block(node, f.fields, path, out, prefix=f"{key}.")
         elif f.type.startswith("map:"):
@@ -579,6 +583,9 @@ def json_type(f: Field) -> dict:
         return {**doc, "type": "array", "items": inner}
     if t == "source":
         return object_schema(SOURCE_ENTRY)
+    if t.startswith("per_device:"):
+        one = json_type(replace(f, type=t[11:]))
+        return {**doc, "anyOf": [one, {"type": "object", "additionalProperties": one}]}
     return {**doc, "type": "string", "maxLength": MAX_TEXT}
 
 

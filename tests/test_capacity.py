@@ -166,3 +166,23 @@ def test_calibration_references_are_checked():
     text = CALIBRATE.replace("MEASURED", "1500").replace("scenario_device: acc", "scenario_device: acx")
     assert problems_of(text) == [
         "s.yaml:10:50: error: benchmarks.run-1.scenario_device: unknown device 'acx'; did you mean 'acc'?"]
+
+
+def test_devices_per_replica_can_differ_by_device():
+    text = """\
+sizing: 1
+name: tp
+devices:
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.5 USD/hour}
+  h200: {from: nvidia-h200-sxm-141gb, price: 3.5 USD/hour}
+workloads:
+  chat: {kind: generate, model: llama-3.1-70b, batch: 8, input_tokens: 1000, output_tokens: 200,
+         devices: {h100: 2}}
+"""
+    r = evaluated(text)
+    h100, h200 = r.pair("chat", "h100").values, r.pair("chat", "h200").values
+    assert h100["replica_memory"] == 160e9 and h100["fits"] is True
+    assert h200["replica_memory"] == 141e9 and h200["fits"] is False
+    assert h100["step_memory_time"] == pytest.approx(h100["step_bytes"] / (2 * 3.35e12))
+    assert h100["cost_per_million_tokens"] == pytest.approx(2 * 2.5 / 3600 / h100["tokens_per_s"] * 1e6)
+    assert r.decision["recommendation"] == "h100"
