@@ -50,14 +50,15 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def validate(files: tuple[str, ...], strict: bool, fmt: str) -> None:
-    """Check scenario files; print every problem as file:line:col: level: field.path: message."""
+def validate(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
+    """Check scenarios (files, or every .yaml in folders); print each problem as file:line:col: level: path: message."""
     from .evaluate import evaluate
     from .scenario import load_scenario
 
+    files = scenario_files(paths)
     everything: list[Problem] = []
     for f in files:
         scn, problems = load_scenario(f)
@@ -152,9 +153,16 @@ def report(file: str, output: str | None) -> None:
 
 
 def scenario_files(paths: tuple[str, ...]) -> list[Path]:
+    """The files named, and every .yaml/.yml in the folders named (default: ./scenarios)."""
+    if not paths and not Path("scenarios").is_dir():
+        click.echo("sizing: error: no scenarios/ folder here; name scenario files or folders", err=True)
+        sys.exit(EXIT_USAGE)
     out: list[Path] = []
     for p in map(Path, paths or ("scenarios",)):
         out += sorted(p.glob("*.yaml")) + sorted(p.glob("*.yml")) if p.is_dir() else [p]
+    if not out:
+        click.echo("sizing: error: no scenario files found", err=True)
+        sys.exit(EXIT_USAGE)
     return out
 
 
@@ -167,9 +175,6 @@ def build(paths: tuple[str, ...], out_dir: str) -> None:
     from .scenario import load_scenario
 
     files = scenario_files(paths)
-    if not files:
-        click.echo("sizing: error: no scenario files found", err=True)
-        sys.exit(EXIT_USAGE)
     loaded, failed = [], False
     for f in files:
         scn, problems = load_scenario(f)

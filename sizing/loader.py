@@ -34,6 +34,15 @@ _CORE_TAG = "tag:yaml.org,2002:"
 _RESOLVER = Resolver()
 # The line breaks PyYAML counts, so our own positions agree with its marks.
 _BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+# Parser messages for common slips, and what would fix them.
+SYNTAX_HINTS = (
+    ("found character '\\t' that cannot start any token", "indent with spaces: YAML does not allow tabs"),
+    ("mapping values are not allowed here", "quote text that contains ': ' (e.g. title: \"Sizing: which GPU?\")"),
+    ("expected <block end>", "indent this line like the lines above it, with the same number of spaces"),
+    ("could not find expected ':'", "a key needs ': ' after it; quote text that spans lines"),
+    ("expected ',' or '}'", "close the {...} mapping on the line where it starts, or check the commas"),
+    ("expected ',' or ']'", "close the [...] list on the line where it starts, or check the commas"),
+)
 
 
 @dataclass(frozen=True)
@@ -311,6 +320,7 @@ class _Composer:
             self._report_at(key, path, message)
 
     def _syntax_problem(self, err: yaml.MarkedYAMLError) -> Problem:
+        """PyYAML's words, located, with a hint for the mistakes people make most."""
         mark = err.problem_mark or err.context_mark
         message = err.problem or err.context or "invalid YAML"
         if err.problem and err.context:
@@ -319,7 +329,8 @@ class _Composer:
             context = err.context if same_place else f"{err.context} at line {where.line + 1}"
             message = f"{message} ({context})"
         line, col = _position(mark) if mark else (1, 1)
-        return Problem(self.name, line, col, "", message)
+        hint = next((h for key, h in SYNTAX_HINTS if key in message), "")
+        return Problem(self.name, line, col, "", f"{message}; {hint}" if hint else message)
 
     def _report(self, mark: yaml.Mark, path: str, message: str) -> None:
         self.problems.append(Problem(self.name, *_position(mark), path, message))

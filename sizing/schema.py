@@ -321,7 +321,7 @@ TOP_FIELDS = (
     Field("title", "text", "Title of the decision."),
     Field("description", "text", "Free text."),
     Field("owner", "text", "Who owns the decision."),
-    Field("date", "date", "Date of the scenario, 'YYYY-MM-DD' (quoted)."),
+    Field("date", "date", "Date of the scenario, YYYY-MM-DD."),
     Field("status", "enum", "Status of the decision.", choices=("draft", "review", "final")),
     Field("devices", "map:device", "Devices by id.", required=True),
     Field("models", "map:model", "Models by id."),

@@ -188,7 +188,8 @@ def test_unsupported_fixture():
 
 def test_malformed_fixture():
     assert read("malformed.json") == ({}, [
-        "malformed.json:7:3: error: expected ',' or '}', but got '<scalar>' (while parsing a flow mapping at line 1)"])
+        "malformed.json:7:3: error: expected ',' or '}', but got '<scalar>' (while parsing a flow mapping at line 1); "
+        "close the {...} mapping on the line where it starts, or check the commas"])
 
 
 # -- inline configs --------------------------------------------------------------------------

@@ -215,17 +215,21 @@ def test_empty_file_is_refused():
 
 
 def test_syntax_error_is_located_at_the_problem():
-    assert found("sizing: 1\nname: a: b\n") == [(2, 8, "", "mapping values are not allowed here")]
+    assert found("sizing: 1\nname: a: b\n") == [
+        (2, 8, "", "mapping values are not allowed here; quote text that contains ': ' "
+                   '(e.g. title: "Sizing: which GPU?")')]
 
 
 def test_syntax_error_names_where_the_construct_started():
     assert found("a: [1, 2\nb: 3\n") == [
-        (2, 2, "", "expected ',' or ']', but got ':' (while parsing a flow sequence at line 1)")]
+        (2, 2, "", "expected ',' or ']', but got ':' (while parsing a flow sequence at line 1); close the [...] "
+                   "list on the line where it starts, or check the commas")]
 
 
 def test_tab_indentation_is_located():
     assert found("a:\n\tb: 1\n") == [
-        (2, 1, "", "found character '\\t' that cannot start any token (while scanning for the next token)")]
+        (2, 1, "", "found character '\\t' that cannot start any token (while scanning for the next token); "
+                   "indent with spaces: YAML does not allow tabs")]
 
 
 # --- the tree ---------------------------------------------------------------------------

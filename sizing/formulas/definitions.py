@@ -391,8 +391,8 @@ def gen_tokens_per_user(q):
     return TOKEN / q.step_time
 
 
-@quantity("generate", "tokens_per_s", "token/s", "aggregate output rate: batch tokens per step", display="token/s",
-          maximise=True, label="Tokens/s, all users")
+@quantity("generate", "tokens_per_s", "token/s", "aggregate output rate of one replica: batch tokens per step",
+          display="token/s", maximise=True, label="Tokens/s per replica, all users")
 def gen_tokens_per_s(q):
     return q.step_tokens / q.step_time
 
@@ -459,7 +459,7 @@ def gen_request_latency(q):
     return q.ttft + q.output_tokens / TOKEN * q.step_time
 
 
-@quantity("generate", "requests_per_s", "request/s", "requests one device completes per second at this batch",
+@quantity("generate", "requests_per_s", "request/s", "requests one replica completes per second at this batch",
           display="request/s", maximise=True, label="Requests/s per replica")
 def gen_requests_per_s(q):
     return q.tokens_per_s / q.output_tokens * REQUEST
@@ -769,8 +769,9 @@ def tr_state(q):
     return sum_present(q.frozen_bytes, q.trainable_parameters * q.state_bytes_per_parameter)
 
 
-@quantity("train", "fits", "", "state ≤ one device's memory (activations not counted)", label="Fits in memory")
-def tr_fits(q):
+@quantity("train", "fits_one_device", "", "state ≤ one device's memory (activations not counted)",
+          label="Fits on one device")
+def tr_fits_one_device(q):
     return q.state_bytes <= q.memory
 
 
@@ -782,6 +783,12 @@ def tr_devices_to_fit(q):
 @quantity("train", "devices", "", "devices used: as given, else the fewest that hold the state", label="Devices used")
 def tr_devices(q):
     return first_present(q.train_devices, q.devices_to_fit)
+
+
+@quantity("train", "fits", "", "state, sharded evenly over the devices used, ≤ their memory",
+          label="Fits in memory (sharded)")
+def tr_fits(q):
+    return q.state_bytes <= q.memory * q.devices
 
 
 @quantity("train", "flops", "FLOP",

@@ -12,6 +12,10 @@ SHOWN = ("kind", "compute", "delivered", "memory", "memory_bandwidth", "link", "
 def summary(e: Entity) -> str:
     if e.kind == "device":
         rates = ", ".join(f"{p.split('.')[1]} {e.values[p].text}" for p in e.values if p.startswith("compute."))
+        rates = rates or ", ".join(f"{p.split('.')[1]} {e.values[p].text} delivered" for p in e.values
+                                   if p.startswith("delivered."))
+        if e.has("cpu.cores"):
+            rates += f" ({e.get('cpu.cores')} cores x {e.values['cpu.vector_width'].text} at {e.values['cpu.clock'].text})"
         bits = [e.get("kind", ""), rates, e.values["memory"].text if e.has("memory") else "",
                 e.values["memory_bandwidth"].text if e.has("memory_bandwidth") else ""]
     else:
