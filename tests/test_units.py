@@ -325,3 +325,9 @@ def test_parse_fraction_never_fails_otherwise(text):
 def test_parse_number_reads_what_python_writes(value):
     value = float(f"{value:.15g}")  # what a spreadsheet can hold
     assert parse_number(repr(value)) == value
+
+
+def test_a_base_60_time_gets_the_yaml_hint():
+    with pytest.raises(UnitError) as e:
+        parse_quantity("1:30", "duration")
+    assert str(e.value) == "'1:30' is read by YAML 1.1 as a base-60 number; write the value with its unit, e.g. '10 us'"
