@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import glob
 import os
 import tempfile
 from pathlib import Path
@@ -46,6 +47,8 @@ def write_atomic(path: str | Path, data: bytes, inputs: tuple[str | Path, ...] =
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob(f".{glob.escape(path.name)}.*.tmp"):   # left by a render that was killed
+            stale.unlink(missing_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as e:
         raise OutputError(f"{path}: cannot write here: {e.strerror or e}") from None

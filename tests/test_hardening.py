@@ -293,3 +293,23 @@ def test_output_name_must_match_the_kind_of_file(tmp_path):
     res = CliRunner().invoke(main, ["workbook", str(src), "-o", str(tmp_path / "x.pdf")])
     assert res.exit_code == 2 and "the output of this command is a .xlsx file" in res.stderr
     assert not (tmp_path / "x.pdf").exists()
+
+
+def test_a_killed_render_leaves_the_previous_output_and_the_next_run_clears_its_temp_file(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    target = tmp_path / "r.pdf"
+    target.write_bytes(b"previous")
+    code = (f"import os, sizing.output as o\n"
+            f"real = os.fsync\n"
+            f"def stop(fd):\n    real(fd); os.kill(os.getpid(), {int(signal.SIGKILL)})\n"
+            f"os.fsync = stop\n"
+            f"o.write_atomic({str(target)!r}, b'new')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True)
+    assert proc.returncode == -signal.SIGKILL
+    assert target.read_bytes() == b"previous"                   # the kill came before the rename
+    assert len(list(tmp_path.glob(".r.pdf.*.tmp"))) == 1        # what a killed process leaves ...
+    write_atomic(target, b"next")
+    assert target.read_bytes() == b"next" and [p.name for p in tmp_path.iterdir()] == ["r.pdf"]   # ... is cleared
