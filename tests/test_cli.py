@@ -92,6 +92,14 @@ def test_evaluate_table_and_csv():
     assert float(lat["value"]) == pytest.approx(0.064) and lat["unit"] == "s"
 
 
+def test_evaluate_table_shows_the_sweep():
+    table = run("evaluate", str(ROOT / "scenarios" / "ref-link-matmul.yaml")).stdout
+    row = next(ln.split() for ln in table.splitlines() if ln.strip().startswith("128 "))
+    assert row[:3] == ["128", "41.94", "us"] and "45.91" in row
+    long = run("evaluate", str(ROOT / "scenarios" / "ref-7b-decode.yaml")).stdout
+    assert "sweep of batch for decode-batch-64" in long
+
+
 def test_json_output_is_stable():
     path = str(ROOT / "scenarios" / "chat-70b-fp8.yaml")
     assert run("evaluate", path, "--format", "json").stdout == run("evaluate", path, "--format", "json").stdout

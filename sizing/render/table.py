@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from ..evaluate import Results
-from .format import human
+from .. import formulas as F
+from ..evaluate import Results, SweepResult
+from .format import SWEPT, SWEPT_PRECISION, human
+
+SWEEP_ROWS = 20          # a long sweep is shown at evenly spaced points; the JSON has them all
 
 IDS_SHOWN_LAST = ("speedup_vs_",)
 
@@ -17,6 +20,26 @@ def table(rows: list[list[str]]) -> list[str]:
         if n == 0:
             out.append("  ".join("-" * w for w in widths))
     return out
+
+
+def sweep_lines(r: Results, s: SweepResult) -> list[str]:
+    """The swept values down, a few key quantities per device across."""
+    kind = r.scenario.workloads[s.workload].get("kind")
+    wanted = (SWEPT_PRECISION if s.parameter == "precision" else SWEPT).get(kind, ())
+    n = len(s.values)
+    rows_at = sorted({round(i * (n - 1) / (SWEEP_ROWS - 1)) for i in range(SWEEP_ROWS)}) if n > SWEEP_ROWS else range(n)
+    columns = [(dev, qid) for dev, series in s.series.items() for qid in wanted if qid in series]
+    shown = f" ({len(rows_at)} of {n} points)" if n > SWEEP_ROWS else ""
+    rows = [[s.parameter] + [f"{dev} {qid}" for dev, qid in columns]]
+    for i in rows_at:
+        x = s.values[i]
+        cells = [x if isinstance(x, str) else f"{x:g}"]
+        for dev, qid in columns:
+            d = next(d for d in F.quantity_defs(kind) if d.id == qid)
+            v = s.series[dev][qid][i]
+            cells.append(human(v.item() if hasattr(v, "item") else v, d.unit, d.display))
+        rows.append(cells)
+    return [f"sweep of {s.parameter} for {s.workload}{shown}"] + ["  " + ln for ln in table(rows)]
 
 
 def render(r: Results) -> str:
@@ -36,7 +59,7 @@ def render(r: Results) -> str:
                                  for p in pairs])
         lines += ["  " + s for s in table(rows)] + [""]
     for s in r.sweeps:
-        lines.append(f"sweep of {s.parameter} for {s.workload}: {', '.join(f'{v:g}' if isinstance(v, float) else str(v) for v in s.values)}")
+        lines += sweep_lines(r, s)
         for c in s.crossovers:
             if c["kind"] == "faster":
                 lines.append(f"  {c['from_here_faster']} is faster from {s.parameter} = {c['at']:.4g}"

@@ -31,7 +31,7 @@ from ..formulas.expr import all_of, excel_number
 from ..output import build_datetime, write_atomic
 from ..scenario import sha256
 from ..units import split_quantity, to_unit
-from .format import FIXED, SCALES, TEXT_UNITS, scale_for
+from .format import FIXED, SCALES, SWEPT, SWEPT_PRECISION, TEXT_UNITS, scale_for
 
 MASTER = "master_check"
 REQUIREMENTS_MET = "requirements_met"
@@ -50,16 +50,6 @@ HEADLINE = {
                 "meets_targets", "batch_job_time", "batch_job_cost"),
     "train": ("state_bytes", "fits", "devices_to_fit", "devices", "duration", "cost"),
     "benchmark": ("cost_per_million_tokens", "effective_throughput", "cost_per_million_tokens_at_utilisation"),
-}
-SWEPT = {
-    "generate": ("step_time", "tokens_per_s_per_user", "tokens_per_s", "cost_per_million_tokens", "fits"),
-    "matmul": ("total_time", "effective_rate", "transfer_share"),
-    "forward": ("latency", "requests_per_s", "footprint_bytes", "fits"),
-    "train": ("duration", "state_bytes", "fits"),
-}
-SWEPT_PRECISION = {
-    "generate": ("weights_bytes", "memory_required", "fits", "step_time", "tokens_per_s", "cost_per_million_tokens"),
-    "forward": ("footprint_bytes", "fits", "latency", "requests_per_s"),
 }
 REQUIREMENT_IDS = ("fits", "meets_per_token", "meets_ttft", "meets_latency", "meets_targets")
 # Inputs derived from a choice (precision, optimizer) take one of these values.
