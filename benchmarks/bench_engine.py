@@ -20,14 +20,14 @@ def sweep_rate() -> tuple[int, float]:
     """Evaluate a batch sweep of POINTS values on every device of the 70B scenario."""
     text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text()
     text = text.replace("sweep: {batch: [1, 2, 4, 8, 16, 32, 64, 128]}",
-                        f"sweep: {{batch: {{from: 1, to: 100000, points: {POINTS}}}}}")
+                        f"sweep: {{batch: {{from: 1, to: {POINTS}, points: {POINTS}}}}}")
     scn, problems = load_scenario_bytes(text.encode(), "bench.yaml", base=ROOT / "scenarios")
     assert scn is not None, problems
     start = time.perf_counter()
     r = evaluate(scn)
     elapsed = time.perf_counter() - start
-    devices = len(r.sweeps[0].series)
-    return POINTS * devices, elapsed
+    s = r.sweeps[0]
+    return len(s.values) * len(s.series), elapsed
 
 
 def cli_time(path: Path, repeat: int = 5) -> float:
