@@ -53,6 +53,7 @@ class Point:
     x: float
     y: float
     hollow: bool = False
+    y2: float | None = None      # a second reading at the same x (e.g. the aggregate rate of a sweep point)
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,8 @@ def batch_sweep(title: str, rate_user: list[Series], rate_total: list[Series], s
     if unfit:
         right.plot([p.x for p in unfit], [p.y / tfactor for p in unfit], "x", color="#aa0000", markersize=6,
                    zorder=4, label="does not fit")
+        marked = [p for p in unfit if p.y2 is not None]
+        left.plot([p.x for p in marked], [p.y2 for p in marked], "x", color="#aa0000", markersize=6, zorder=4)
     for ax in (left, right):
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v, 4)))

@@ -801,13 +801,13 @@ def batch_chart(r: Results, s) -> Chart | None:
         user.append(charts.Series(did, c, xs, plain(q["tokens_per_s_per_user"])))
         total.append(charts.Series(did, c, xs, plain(q["tokens_per_s"])))
         step.append(charts.Series(did, c, xs, plain(q["step_time"])))
-        unfit += [charts.Point(did, c, x, t) for x, t, ok in zip(xs, plain(q["step_time"]), plain(q.get("fits", [])))
-                  if ok is False]
+        unfit += [charts.Point(did, c, x, t, y2=rate) for x, t, rate, ok in
+                  zip(xs, plain(q["step_time"]), plain(q["tokens_per_s"]), plain(q.get("fits", []))) if ok is False]
     if not user:
         return None
     target = r.inputs.get(f"workload.{s.workload}.targets.per_token_p95")
     return Chart(f"Batch sweep of {s.workload}: throughput per user and in total (left), and the per-token time "
-                 f"against the target (right). A cross marks a batch that does not fit in memory.",
+                 f"against the target (right). A cross marks a batch that does not fit in memory (in both panels).",
                  charts.batch_sweep(f"Batch sweep: {s.workload}", user, total, step,
                                     target.value.value if target else None, unfit))
 
