@@ -348,6 +348,7 @@ def finish(ws: Worksheet) -> None:
     ws.protection.formatColumns = False
     ws.protection.formatRows = False
     ws.page_setup.orientation = "landscape"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4         # the report's paper
     ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
     ws.sheet_properties.pageSetUpPr.fitToPage = True
 
@@ -423,9 +424,16 @@ def inputs_sheet(b: Book, ws: Worksheet) -> None:
     for dv in rules.values():
         if dv is not None:
             ws.add_data_validation(dv)
-    widths(ws, {"A": 26, "B": 14, "C": 11, "D": 13, "E": 16, "F": 10, "G": 34, "H": 44, "I": 70})
+    widths(ws, {"A": 26, "B": 14, "C": 11, "D": 13, "E": 16, "F": 10, "G": 30, "H": 40, "I": 48})
+    for (cell,) in ws.iter_rows(min_row=5, min_col=9, max_col=9):     # long sources wrap, not run off the page
+        if isinstance(cell.value, str) and len(cell.value) > SOURCE_CHARS:
+            cell.alignment = Alignment(wrap_text=True, vertical="top")
+            ws.row_dimensions[cell.row].height = 13 * math.ceil(len(cell.value) / SOURCE_CHARS)
     ws.freeze_panes = "B5"
     ws.print_area = f"A1:I{row}"
+
+
+SOURCE_CHARS = 52          # characters of a source per line in the Inputs sheet's last column
 
 
 def input_row(b: Book, ws: Worksheet, row: int, inp: Input, rules: dict) -> None:
