@@ -86,6 +86,8 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4) ->
     if name.startswith("$"):
         if 1 <= abs(value / factor) < 1000:
             text = f"{value / factor:,.2f}"         # cents, as on a price list
+        elif abs(value / factor) < 1 and len(text.partition(".")[2]) < 2:
+            text = f"{value / factor:.2f}"          # $0.40, not $0.4
         return f"${text}{name[1:]}"
     return f"{text} {name}".strip()
 
