@@ -316,7 +316,8 @@ def check_references(chk: Checker, root: Mapping, devices: dict, models: dict, w
             models[ref.value] = Entity("model", ref.value, dict(cat_models[ref.value].values), ref.line, ref.col)
             continue
         chk.problems.append(Problem(chk.file, ref.line, ref.col, f"workloads.{w.id}.model",
-                                    f"unknown model '{ref.value}'{suggest(ref.value, list(models) + list(cat_models))}"))
+                                    f"unknown model '{ref.value}'"
+                                    f"{suggest(ref.value, list(models) + list(cat_models))}"))
 
 
 def compare_list(chk: Checker, node: Node | None, devices: dict) -> list[str]:
@@ -451,7 +452,8 @@ def record_file(chk: Checker, base: Path, f: Scalar, path: str, ent: Entity) -> 
     node, probs = load_file(target, name=str(target))
     if probs:
         first = probs[0]
-        chk.problem(f, f"{path}.file", f"cannot use '{f.text}': {first.message} ({first.file}:{first.line}:{first.col})")
+        chk.problem(f, f"{path}.file",
+                    f"cannot use '{f.text}': {first.message} ({first.file}:{first.line}:{first.col})")
         return
     sub = Checker(str(target), source=f"record {f.text}")
     fields = tuple(fd for fd in S.BENCHMARK_FIELDS if fd.name not in ("file", "utilisation", "id"))

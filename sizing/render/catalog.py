@@ -15,7 +15,8 @@ def summary(e: Entity) -> str:
         rates = rates or ", ".join(f"{p.split('.')[1]} {e.values[p].text} delivered" for p in e.values
                                    if p.startswith("delivered."))
         if e.has("cpu.cores"):
-            rates += f" ({e.get('cpu.cores')} cores x {e.values['cpu.vector_width'].text} at {e.values['cpu.clock'].text})"
+            width, clock = e.values["cpu.vector_width"].text, e.values["cpu.clock"].text
+            rates += f" ({e.get('cpu.cores')} cores x {width} at {clock})"
         bits = [e.get("kind", ""), rates, e.values["memory"].text if e.has("memory") else "",
                 e.values["memory_bandwidth"].text if e.has("memory_bandwidth") else ""]
     else:
