@@ -575,8 +575,7 @@ def finding(r: Results, pairs: list[Pair]) -> str:
                             " (meets the target)" if p.values["meets_latency"] else " (misses the target)")
                          for p in pairs) + "."
     if kind == "train":
-        return "; ".join(f"{p.device}: state {show(p, 'state_bytes')}, "
-                         + ("fits on one device" if p.values.get("fits") else f"{show(p, 'devices')} devices")
+        return "; ".join(f"{p.device}: state {show(p, 'state_bytes')}, " + train_fit(p)
                          + f", {show(p, 'duration')}" + (f", {show(p, 'cost')}" if "cost" in p.values else "")
                          for p in pairs) + "."
     if kind == "benchmark":
@@ -584,6 +583,18 @@ def finding(r: Results, pairs: list[Pair]) -> str:
                          f"{show(p, 'cost_per_million_tokens_at_utilisation')} at the stated utilisation"
                          for p in pairs) + "."
     return ""
+
+
+def train_fit(p: Pair) -> str:
+    """Where the training state goes, in the engine's figures."""
+    v = p.values
+    used = f"{show(p, 'devices')} device{'s' if v.get('devices') != 1 else ''}"
+    if v.get("fits_one_device"):
+        return f"fits on one device ({used} used)"
+    if v.get("fits"):
+        return f"fits sharded over the {used} used"
+    return (f"does not fit on the {used} used: {show(p, 'devices_to_fit')} would hold it sharded"
+            if "devices_to_fit" in v else f"does not fit on the {used} used")
 
 
 def overview(r: Results) -> tuple[Table, ...]:
