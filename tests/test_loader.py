@@ -163,15 +163,15 @@ def test_nesting_10000_brackets_is_refused_without_recursion():
 
 def test_size_cap_counts_bytes_before_parsing():
     assert found(b"#" * (MAX_BYTES + 1)) == [
-        (1, 1, "", "the file is 1,000,001 bytes; the limit is 1,000,000")]
-    # A str is measured in UTF-8 bytes: 500,001 two-byte characters.
-    assert found("\u00e9" * 500_001) == [(1, 1, "", "the file is 1,000,002 bytes; the limit is 1,000,000")]
+        (1, 1, "", "the file is 200,001 bytes; the limit is 200,000")]
+    # A str is measured in UTF-8 bytes: 100,001 two-byte characters.
+    assert found("\u00e9" * 100_001) == [(1, 1, "", "the file is 200,002 bytes; the limit is 200,000")]
 
 
 def test_size_cap_on_a_file(tmp_path):
     path = tmp_path / "big.yaml"
     path.write_bytes(b"#" * 1_234_567)
-    message = "the file is 1,234,567 bytes; the limit is 1,000,000"
+    message = "the file is 1,234,567 bytes; the limit is 200,000"
     assert load_file(path) == (None, [Problem(str(path), 1, 1, "", message)])
 
 
