@@ -171,6 +171,9 @@ def texts_for(w: Entity, d: Entity | None, precision: str) -> dict[str, str]:
     t = {"precision": precision, "operands": w.get("operands"), "method": w.get("method")}
     if d is not None:
         t["device_kind"] = d.get("kind")
+        where = [v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")]
+        if where:
+            t["deployment"] = ",".join(where)
     return {k: v for k, v in t.items() if v is not None}
 
 

@@ -306,7 +306,8 @@ BENCHMARK_FIELDS = (
 # Decision vocabulary: objective words that mean a quantity per workload kind, and requirements.
 OBJECTIVE_ALIASES = {"latency": {"generate": "request_latency", "matmul": "total_time", "train": "duration"},
                      "cost": {"generate": "cost_per_million_tokens", "train": "cost"}}
-REQUIREMENTS = {"fits_memory": "fits", "fits": "fits", "meets_targets": "meets_targets"}
+REQUIREMENTS = {"fits_memory": "fits", "fits": "fits", "meets_targets": "meets_targets",
+                "cloud": "available_cloud", "on-prem": "available_on_prem", "edge": "available_edge"}
 
 DECISION_FIELDS = (
     Field("objective", "text", "Quantity to minimise (or maximise for rates), e.g. cost_per_million_tokens.",

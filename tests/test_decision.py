@@ -47,3 +47,21 @@ def test_a_device_without_a_rate_at_the_precision_is_never_recommended():
     small = next(o for o in r.decision["ranking"] if o["device"] == "small")
     assert small["value"] is None and {"requirement": "computable", "workload": "chat",
                                        "quantity": "cost_per_million_tokens"} in small["failures"]
+
+
+def test_an_on_premises_requirement_settles_the_question_before_performance():
+    text = """\
+sizing: 1
+name: onprem
+devices:
+  tpu: {from: google-tpu-v5p, price: 1.00 USD/hour}
+  h200: {from: nvidia-h200-sxm-141gb, price: 3.00 USD/hour}
+workloads:
+  chat: {kind: generate, model: llama-3.1-8b, batch: 8, input_tokens: 1000, output_tokens: 200}
+decision: {objective: cost_per_million_tokens, require: [fits_memory, on-prem]}
+"""
+    r = evaluate(load_scenario_bytes(text.encode(), "s.yaml")[0])
+    assert r.pair("chat", "tpu").values["available_on_prem"] is False       # TPUs are cloud-only
+    tpu = next(o for o in r.decision["ranking"] if o["device"] == "tpu")
+    assert tpu["failures"] == [{"requirement": "on-prem", "workload": "chat", "quantity": "available_on_prem"}]
+    assert r.decision["recommendation"] == "h200"

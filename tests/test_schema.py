@@ -94,7 +94,7 @@ def test_base_is_clean_but_for_warnings():
      "s.yaml:3:23: error: decision.objective: unknown quantity 'cheapness'"),
     ("name: t", "name: t\ndecision: {require: [fits_memroy]}",
      "s.yaml:3:22: error: decision.require[0]: unknown requirement 'fits_memroy'; expected one of: "
-     "fits_memory, fits, meets_targets"),
+     "fits_memory, fits, meets_targets, cloud, on-prem, edge"),
     ("name: t", "name: t\ntitle: \"a\\u0007b\"",
      "s.yaml:3:8: error: title: contains a control character or an unpaired surrogate; remove it"),
     ("name: t", "name: t\ndate: 2026-13",

@@ -112,6 +112,20 @@ def delivered_rate(q):
     return first_present(q.delivered_given, q.peak_rate * q.efficiency)
 
 
+def available(where: str):
+    """Whether the device can be had `where` (a fact of its `deployment` list, not a formula)."""
+    def fn(q):
+        given = q.text("deployment")
+        return NA if given is None else Const(where in given.split(","))
+    return fn
+
+
+for _where in ("cloud", "on-prem", "edge"):
+    _id = f"available_{_where.replace('-', '_')}"
+    quantity(ALL, _id, "", f"the device can be had {_where} (its deployment list)",
+             label=f"Available {_where}")(available(_where))
+
+
 @quantity(ALL, "ridge_point", "FLOP/byte", "intensity above which the device is compute-bound: peak / bandwidth",
           label="Ridge point")
 def ridge_point(q):

@@ -43,7 +43,9 @@ KEY_FIGURES = {
     "matmul": ("total_time", "kernel_time", "transfer_share", "effective_rate"),
     "train": ("state_bytes", "fits", "devices", "duration", "cost"),
 }
-REQUIRE_WORDS = {"fits_memory": "fit in memory", "fits": "fit in memory", "meets_targets": "meet the latency targets"}
+REQUIRE_WORDS = {"fits_memory": "fit in memory", "fits": "fit in memory", "meets_targets": "meet the latency targets",
+                 "cloud": "can be had in the cloud", "on-prem": "can be had on premises",
+                 "edge": "can run at the edge"}
 KIND_WORDS = {"generate": "LLM serving", "forward": "single forward pass", "matmul": "matrix product",
               "train": "training", "benchmark": "benchmark record"}
 
@@ -437,7 +439,15 @@ def forward_reason(r: Results, p: Pair) -> tuple[str, list[str]]:
 
 
 def failure_tag(fails: list[dict]) -> str:
-    return "does not fit" if any(f["quantity"] == "fits" for f in fails) else "latency target"
+    """The dominant constraint that excluded the cheapest option, in two or three words."""
+    kinds = {f["quantity"] for f in fails}
+    if any(k.startswith("available_") for k in kinds):
+        return "deployment"
+    if "fits" in kinds:
+        return "does not fit"
+    if any(f["requirement"] == "computable" for f in fails):
+        return "no rate at this precision"
+    return "latency target"
 
 
 def failure_words(r: Results, option: dict) -> str:
@@ -446,7 +456,10 @@ def failure_words(r: Results, option: dict) -> str:
     for f in option["failures"]:
         p = r.pair(f["workload"], option["device"])
         where = f" (workload {f['workload']})" if f["workload"] != (r.decision or {}).get("workload") else ""
-        if f["requirement"] == "computable":
+        if f["quantity"].startswith("available_"):
+            out.append(f"cannot be had {f['requirement']} (its deployment: "
+                       f"{device_deployment(r, option['device'])})")
+        elif f["requirement"] == "computable":
             out.append(f"its {label(f['quantity']).lower()} cannot be computed: the engine warns why "
                        f"(e.g. no rate at this precision){where}")
         elif f["quantity"] == "fits":
@@ -461,6 +474,11 @@ def failure_words(r: Results, option: dict) -> str:
         else:
             out.append(f"misses a latency target{target_detail(r, p)}{where}")
     return "; ".join(out)
+
+
+def device_deployment(r: Results, did: str) -> str:
+    d = r.scenario.devices[did]
+    return ", ".join(v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")) or "not given"
 
 
 def target_detail(r: Results, p: Pair) -> str:
