@@ -315,18 +315,25 @@ def decision_summary(r: Results) -> Decision | None:
     constraint, reasons = why(r, dec)
     table, note = comparison(r, dec)
     return Decision(best, device_name(r, best) if best else "", headline, objective_words(dec),
-                    workload_title(r, wid), constraint, tuple(reasons), table, note, fleet_words(p))
+                    workload_title(r, wid), constraint, tuple(reasons), table, note, fleet_words(r, p))
 
 
-def fleet_words(p: Pair | None) -> str:
+def role_value(r: Results, p: Pair, role: str):
+    """The value of the input a pair's formulas read for `role` (e.g. its redundancy), or None."""
+    key = next((ref.key for x in p.present() for ref in F.refs(x.expr)
+                if ref.key in r.inputs and r.inputs[ref.key].role == role), None)
+    return r.inputs[key].value.value if key else None
+
+
+def fleet_words(r: Results, p: Pair | None) -> str:
     """What to buy or rent: the fleet the engine sized, and its basis."""
     if p is None or "fleet_devices" not in p.values:
         return ""
     v = p.values
-    spare = v["replicas"] - v["servers"]
-    per = int(v["fleet_devices"] // v["replicas"])
+    spare = role_value(r, p, "redundancy")
+    per = role_value(r, p, "replica_devices")
     replicas = f"{human(v['replicas'], '')} replica{'s' if v['replicas'] != 1 else ''}" + \
-        (f" of {per} devices" if per > 1 else "") + \
+        (f" of {human(per, '')} devices" if per and per > 1 else "") + \
         (f" ({human(v['servers'], '')} for the peak + {human(spare, '')} spare)" if spare else "")
     basis = ""
     if "own_rate" in v and "rent_rate" in v:
