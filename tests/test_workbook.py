@@ -14,6 +14,7 @@ import openpyxl
 import pytest
 
 from helpers import ROOT, SCENARIOS, results_of
+from sizing import formulas as F
 from sizing.errors import OutputError
 from sizing.evaluate import Results, evaluate
 from sizing.render import workbook
@@ -350,10 +351,11 @@ def test_inputs_are_shown_in_the_unit_the_user_wrote():
 def test_results_convert_to_display_units():
     r = results_of("chat-70b-fp8")
     ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)))["Results"]
-    cells = {row[0].value: row for row in ws.iter_rows() if row[0].value in ("step_time", "monthly_cost")}
-    assert cells["step_time"][2].value == "=chat.h100.step_time/0.001"
-    assert cells["step_time"][2].number_format == '#,##0.000" ms"'     # 9.895 ms on b200
-    assert cells["monthly_cost"][2].number_format.startswith('"$"#,##0')
+    step, monthly = F.definition("step_time").label, F.definition("monthly_cost").label   # rows read by label
+    cells = {row[0].value: row for row in ws.iter_rows() if row[0].value in (step, monthly)}
+    assert cells[step][2].value == "=chat.h100.step_time/0.001"
+    assert cells[step][2].number_format == '#,##0.000" ms"'     # 9.895 ms on b200
+    assert cells[monthly][2].number_format.startswith('"$"#,##0')
 
 
 def test_same_scenario_same_bytes():

@@ -617,7 +617,7 @@ def results_sheet(b: Book, ws: Worksheet) -> None:
 def headline_row(b: Book, ws: Worksheet, row: int, pairs: list[Pair], cols: dict[int, int], d: Any) -> None:
     values = [p.values.get(d.id) for p in pairs]
     shown = display_unit(values, d.unit, d.display)
-    put_text(ws, row, 1, d.id)
+    put_text(ws, row, 1, d.label or d.id)       # the name a reader uses; Calc keeps the ids
     put_text(ws, row, 2, shown.label if numbers(values) else "")
     fmt = number_format(values, shown)
     for p in pairs:
