@@ -186,3 +186,15 @@ workloads:
     assert h100["step_memory_time"] == pytest.approx(h100["step_bytes"] / (2 * 3.35e12))
     assert h100["cost_per_million_tokens"] == pytest.approx(2 * 2.5 / 3600 / h100["tokens_per_s"] * 1e6)
     assert r.decision["recommendation"] == "h100"
+
+
+def test_a_fleet_at_exactly_full_load_is_not_a_crash():
+    text = SERVICE.replace("max_utilisation: 70 %, redundancy: 1", "max_utilisation: 100 %, redundancy: 0").replace(
+        "peak: 50 request/s, average: 20 request/s", "peak: 78.125 request/s").replace("latency_p95: 30 ms",
+                                                                                      "latency_p95: 1 s")
+    p = evaluated(text).pair("routing", "cpu").values
+    assert p["servers_for_peak"] == 1          # one server exactly at full load: its queue has no bound ...
+    assert p["servers"] == 2 and p["utilisation_at_peak"] == 0.5          # ... so the fleet search adds one
+    assert 0 <= p["queue_wait_p95"] < 1
+    no_target = evaluated(text.replace("    targets: {latency_p95: 1 s}\n", "")).pair("routing", "cpu").values
+    assert no_target["servers"] == 1 and no_target["queue_wait_p95"] == float("inf")   # said, not a crash

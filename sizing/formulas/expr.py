@@ -155,11 +155,15 @@ def _scalar(*xs) -> bool:
 
 
 def _ceil(x):
-    return float(math.ceil(x)) if _scalar(x) else np.ceil(x)
+    if _scalar(x):
+        return float(math.ceil(x)) if math.isfinite(x) else float(x)     # inf and nan stay as they are
+    return np.ceil(x)
 
 
 def _floor(x):
-    return float(math.floor(x)) if _scalar(x) else np.floor(x)
+    if _scalar(x):
+        return float(math.floor(x)) if math.isfinite(x) else float(x)
+    return np.floor(x)
 
 
 def _max(*xs):
@@ -239,13 +243,22 @@ def _fleet_search(base, slots, a, per_server, arrivals):
 
 
 def _ln(x):
-    return math.log(x) if _scalar(x) else np.log(x)
+    if _scalar(x):
+        return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+    return np.log(x)
 
 
 FUNCS: dict[str, Callable] = {"max": _max, "min": _min, "ceil": _ceil, "floor": _floor, "if": _if, "and": _and,
                               "ln": _ln, "erlang_c": _erlang_c, "fleet_search": _fleet_search}
+def _div(a, b):
+    """a / b; dividing by zero gives inf or nan as numpy and the spreadsheet (#DIV/0!) do, never an exception."""
+    if _scalar(a, b) and b == 0:
+        return math.copysign(math.inf, a) * math.copysign(1, b) if a else math.nan
+    return a / b
+
+
 OPS: dict[str, Callable] = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _div,
     "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
 

@@ -72,6 +72,8 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4) ->
         return "n/a"
     if isinstance(value, str):
         return value
+    if not math.isfinite(value):
+        return "n/a"
     if display == "%":
         return percent(value, digits)
     if unit in SCALES and value == 0:
