@@ -11,8 +11,8 @@ import numpy as np
 from . import formulas as F
 from .errors import Problem
 from .formulas.graph import Planned, QuantityDef
-from .schema import (OBJECTIVE_ALIASES, OPTIMIZER_STATE_BYTES, PRECISION_BYTES, REQUIREMENTS, Entity,
-                     Scenario, Value)
+from .schema import (OPTIMIZER_STATE_BYTES, PRECISION_BYTES, REQUIREMENTS, Entity,
+                     Scenario, Value, objective_id)
 from .scenario import Sweep
 
 # Where each input role of the formulas is found: (entity, field path); "{p}" is the precision.
@@ -231,7 +231,7 @@ def evaluate(scn: Scenario) -> Results:
     for w in scn.workloads.values():
         for did in scn.compare:
             pairs.append(Pair(w.id, did, w.get("kind"), pair_plan(binder, w, scn.devices[did])))
-    pairs += benchmark_pairs(binder, scn)
+    pairs += benchmark_pairs(binder, scn, pairs)
     comparison_plans(pairs)
     env = run(pairs, {k: i.value.value for k, i in binder.inputs.items()})
     for p in pairs:
@@ -265,7 +265,7 @@ def size_crossovers(scn: Scenario, pairs: list[Pair], env: dict, sweeps: list[Sw
     return out
 
 
-def benchmark_pairs(binder: Binder, scn: Scenario) -> list[Pair]:
+def benchmark_pairs(binder: Binder, scn: Scenario, pairs: list[Pair]) -> list[Pair]:
     out = []
     for b in scn.benchmarks:
         tp = b.values["throughput_output_tokens_per_s"]
@@ -279,19 +279,21 @@ def benchmark_pairs(binder: Binder, scn: Scenario) -> list[Pair]:
                                       b.values.get("utilisation") or derived(b, "utilisation", 1.0, "", "100 %",
                                                                              "default: busy all the time")),
         }
-        refs.update(calibration_refs(binder, scn, b))
+        refs.update(calibration_refs(binder, pairs, b))
         planned = F.plan("benchmark", refs, {}, f"{b.id}/record/")
         out.append(Pair(b.id, b.get("device", "record"), "benchmark", planned))
     return out
 
 
-def calibration_refs(binder: Binder, scn: Scenario, b: Entity) -> dict[str, F.Ref]:
+def calibration_refs(binder: Binder, pairs: list[Pair], b: Entity) -> dict[str, F.Ref]:
     """Tie a record to the scenario's prediction of the same configuration (`workload` on `scenario_device`)."""
     wid, did = b.get("workload"), b.get("scenario_device")
-    if wid is None or did is None or did not in scn.compare:
+    pair = next((p for p in pairs if p.workload == wid and p.device == did), None)
+    prediction = plan_ref(pair, "tokens_per_s") if pair else None
+    if prediction is None:                # not compared, or no rate at the precision: nothing to calibrate
         return {}
-    d = scn.devices[did]
-    return {"prediction": F.Ref(f"{wid}/{did}/tokens_per_s", "tokens_per_s"),
+    d = binder.scn.devices[did]
+    return {"prediction": prediction,
             "efficiency_now": binder.add("efficiency", d, "efficiency"),
             "bandwidth_efficiency_now": binder.add("bandwidth_efficiency", d, "bandwidth_efficiency")}
 
@@ -411,10 +413,6 @@ def refine(pairs, ab, qid: str, env: dict, keys: list[str], lo: float, hi: float
 
 # -- decision -------------------------------------------------------------------------------
 DEFAULT_REQUIREMENTS = ("fits_memory", "meets_targets")   # an option must run and meet its targets
-
-
-def objective_id(objective: str, kind: str) -> str:
-    return OBJECTIVE_ALIASES.get(objective, {}).get(kind, objective)
 
 
 def decide(r: Results) -> dict | None:

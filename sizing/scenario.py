@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import schema as S
 from .errors import Problem
-from .formulas import QUANTITIES
+from .formulas import QUANTITIES, quantity_defs
 from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
 from .schema import Checker, Entity, Field, Scenario, Value
@@ -126,13 +126,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
         fill_defaults(decision, S.DECISION_FIELDS, file)
         check_decision(chk, decision, workloads)
     benches = benchmarks(chk, root.get("benchmarks"), base)
-    for b in benches:
-        for key, table in (("workload", workloads), ("scenario_device", devices)):
-            ref = b.values.get(key)
-            if ref is not None and ref.value not in table:
-                chk.problems.append(Problem(file, ref.line, ref.col, f"benchmarks.{b.id}.{key}",
-                                            f"unknown {'workload' if key == 'workload' else 'device'} "
-                                            f"'{ref.value}'{suggest(ref.value, table)}"))
+    check_benchmarks(chk, benches, devices, workloads)
     if any(p.level == "error" for p in chk.problems):
         return None, chk.problems
     for m in models.values():
@@ -403,6 +397,30 @@ def sweep_range(chk: Checker, node: Mapping, path: str, f: Field) -> tuple:
     return tuple(float(x) for x in vals)
 
 
+def check_benchmarks(chk: Checker, benches: list[Entity], devices: dict, workloads: dict) -> None:
+    """Record ids are unique; a record's `workload` is a generate workload and its device a known one."""
+    seen: dict[str, Entity] = {}
+    for b in benches:
+        if b.id in seen or b.id in workloads:
+            chk.problems.append(Problem(chk.file, b.line, b.col, f"benchmarks.{b.id}",
+                                        f"the id '{b.id}' is used twice; give each record its own `id`"))
+        seen[b.id] = b
+        for key, table in (("workload", workloads), ("scenario_device", devices)):
+            ref = b.values.get(key)
+            if ref is not None and ref.value not in table:
+                chk.problems.append(Problem(chk.file, ref.line, ref.col, f"benchmarks.{b.id}.{key}",
+                                            f"unknown {'workload' if key == 'workload' else 'device'} "
+                                            f"'{ref.value}'{suggest(ref.value, table)}"))
+            elif key == "workload" and ref is not None and table[ref.value].get("kind") != "generate":
+                chk.problems.append(Problem(chk.file, ref.line, ref.col, f"benchmarks.{b.id}.workload",
+                                            f"'{ref.value}' is not a generate workload; a record predicts "
+                                            "output tokens per second, which only generate workloads compute"))
+
+
+NOT_RANKABLE = ("bound",)                                        # text, not a number
+CHECK_PREFIXES = ("fits", "meets_", "available_", "cheaper_")   # true/false checks: requirements, not objectives
+
+
 def check_decision(chk: Checker, decision: Entity, workloads: dict) -> None:
     """The decision names a known workload, a known quantity and known requirements."""
     file = chk.file
@@ -410,11 +428,19 @@ def check_decision(chk: Checker, decision: Entity, workloads: dict) -> None:
     if ref and ref.value not in workloads:
         chk.problems.append(Problem(file, ref.line, ref.col, "decision.workload",
                                     f"unknown workload '{ref.value}'{suggest(ref.value, workloads)}"))
-    known = {d.id for d in QUANTITIES} | set(S.OBJECTIVE_ALIASES)
     obj = decision.values["objective"]
-    if obj.value not in known:
+    chosen = [workloads[ref.value]] if ref and ref.value in workloads else list(workloads.values())
+    kinds = {w.get("kind") for w in chosen if w.get("kind") in S.WORKLOAD_KINDS}
+    known = {d.id for d in QUANTITIES if d.id not in NOT_RANKABLE and not d.id.startswith(CHECK_PREFIXES)}
+    ids = {d.id for k in kinds for d in quantity_defs(k)}
+    if obj.value not in known | set(S.OBJECTIVE_ALIASES):
         chk.problems.append(Problem(file, obj.line, obj.col, "decision.objective",
                                     f"unknown quantity '{obj.value}'{suggest(obj.value, known)}"))
+    elif kinds and not any(S.objective_id(obj.value, k) in ids for k in kinds):
+        what = f"workload '{ref.value}'" if ref else "any workload of this scenario"
+        chk.problems.append(Problem(file, obj.line, obj.col, "decision.objective",
+                                    f"'{obj.value}' is not computed for {what} ({', '.join(sorted(kinds))}); "
+                                    f"e.g. latency, cost or monthly_cost"))
     for path, v in decision.values.items():
         if path.startswith("require[") and v.value not in S.REQUIREMENTS:
             chk.problems.append(Problem(file, v.line, v.col, f"decision.{path}",

@@ -305,7 +305,13 @@ BENCHMARK_FIELDS = (
 
 # Decision vocabulary: objective words that mean a quantity per workload kind, and requirements.
 OBJECTIVE_ALIASES = {"latency": {"generate": "request_latency", "matmul": "total_time", "train": "duration"},
-                     "cost": {"generate": "cost_per_million_tokens", "train": "cost"}}
+                     "cost": {"generate": "cost_per_million_tokens", "forward": "cost_per_million_requests",
+                              "train": "cost"}}
+
+
+def objective_id(objective: str, kind: str) -> str:
+    """The quantity an objective word means for a workload kind ('latency' is total_time for a matmul)."""
+    return OBJECTIVE_ALIASES.get(objective, {}).get(kind, objective)
 REQUIREMENTS = {"fits_memory": "fits", "fits": "fits", "meets_targets": "meets_targets",
                 "cloud": "available_cloud", "on-prem": "available_on_prem", "edge": "available_edge"}
 

@@ -65,3 +65,15 @@ decision: {objective: cost_per_million_tokens, require: [fits_memory, on-prem]}
     tpu = next(o for o in r.decision["ranking"] if o["device"] == "tpu")
     assert tpu["failures"] == [{"requirement": "on-prem", "workload": "chat", "quantity": "available_on_prem"}]
     assert r.decision["recommendation"] == "h200"
+
+
+def test_the_objective_must_be_a_number_the_workload_computes():
+    from helpers import problems_of
+    base = TWO.replace("qwen2.5-32b, precision: bf16", "llama-3.1-8b, precision: bf16")
+    assert problems_of(base + "decision: {objective: bound}\n")[0] == (
+        "s.yaml:8:23: error: decision.objective: unknown quantity 'bound'")
+    embed = base + "  embed: {kind: forward, parameters: 1e8, tokens: 16}\n"
+    assert problems_of(embed + "decision: {workload: embed, objective: cost_per_million_tokens}\n")[0] == (
+        "s.yaml:9:40: error: decision.objective: 'cost_per_million_tokens' is not computed for workload 'embed' "
+        "(forward); e.g. latency, cost or monthly_cost")
+    assert [p for p in problems_of(embed + "decision: {workload: embed, objective: cost}\n") if "error" in p] == []
