@@ -12,6 +12,7 @@ from .loader import EMPTY_MESSAGE, Mapping, Node, Scalar, Sequence, load_file, l
 from .units import UnitError, parse_number
 
 PATH = "model.config"
+MAX_FIELD = 1_000_000_000      # the largest layer count, width or vocabulary believed
 Located = tuple[str, int, int]  # (raw text, line, col)
 
 # Our model key -> the config keys that may hold it, first present wins
@@ -189,6 +190,9 @@ def _check(node: Node, path: str, name: str, positive: bool) -> Problem | None:
     if isinstance(node, Scalar) and not node.quoted:
         try:
             value = parse_number(node.text, integer=True)
+            if value > MAX_FIELD:       # no model has it; and the parameter count walks the layers
+                return Problem(name, node.line, node.col, path, f"{value:,} is beyond any real model; "
+                                                                f"expected at most {MAX_FIELD:,}")
             if value > 0 or (value == 0 and not positive):
                 return None
         except UnitError:
@@ -270,14 +274,11 @@ def _decoder(cfg: dict, layout: Layout) -> tuple[int, int | None]:
     tied = cfg.get("tie_word_embeddings", layout.tied)
     embedding, head = vocab * hidden, 0 if tied else vocab * hidden
     shared = _attention(cfg, layout) + layout.norms_per_layer * hidden  # in every layer
-    total = active = 0
-    for index in range(layers):
-        if _is_moe_layer(cfg, index):
-            all_experts, used = _moe(cfg)
-            total, active = total + shared + all_experts, active + shared + used
-        else:
-            dense = shared + _mlp(cfg, hidden, _n(cfg, *ALIASES["intermediate"]))
-            total, active = total + dense, active + dense
+    moe = _moe_layers(cfg, layers)
+    dense = shared + _mlp(cfg, hidden, _n(cfg, *ALIASES["intermediate"]))
+    all_experts, used = _moe(cfg) if moe else (0, 0)
+    total = (layers - moe) * dense + moe * (shared + all_experts)
+    active = (layers - moe) * dense + moe * (shared + used)
     outside = embedding + hidden + head  # embedding, final norm, lm_head
     if not _n(cfg, *ALIASES["experts"]):
         return total + outside, None
@@ -310,11 +311,14 @@ def _mlp(cfg: dict, hidden: int, intermediate: int) -> int:
     return 3 * hidden * intermediate + (2 * intermediate + hidden if cfg.get("mlp_bias") else 0)
 
 
-def _is_moe_layer(cfg: dict, index: int) -> bool:
+def _moe_layers(cfg: dict, layers: int) -> int:
+    """How many layers are mixture-of-experts: DeepSeek keeps its first layers dense and may place MoE
+    every n-th layer (counted, not walked: a config's layer count is not to be trusted)."""
     if not _n(cfg, *ALIASES["experts"]):
-        return False
-    # DeepSeek keeps its first layers dense and may place MoE every n-th layer.
-    return index >= _n(cfg, "first_k_dense_replace") and index % (_n(cfg, "moe_layer_freq") or 1) == 0
+        return 0
+    freq = _n(cfg, "moe_layer_freq") or 1
+    start = -(-_n(cfg, "first_k_dense_replace") // freq) * freq      # first multiple of freq not below k
+    return len(range(start, layers, freq))
 
 
 def _moe(cfg: dict) -> tuple[int, int]:
