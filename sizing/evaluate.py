@@ -360,8 +360,8 @@ def precision_sweep(scn: Scenario, w: Entity, s: Sweep) -> SweepResult:
         tmp = Binder(scn)
         wp = Entity(w.kind, w.id, dict(w.values), w.line, w.col)
         wp.values["precision"] = replace(w.values["precision"], value=prec, text=prec)
-        if w.has("kv_precision"):
-            wp.values["kv_precision"] = replace(w.values["kv_precision"], value=prec, text=prec)
+        if w.has("kv_precision") and w.values["kv_precision"].source.startswith("default"):
+            wp.values["kv_precision"] = replace(w.values["kv_precision"], value=prec, text=prec)   # follows
         ps = [Pair(w.id, d, w.get("kind"), pair_plan(tmp, wp, scn.devices[d], prec)) for d in scn.compare]
         senv = run(ps, {k: i.value.value for k, i in tmp.inputs.items()})
         for p in ps:

@@ -180,3 +180,20 @@ def test_crossover_size_without_a_sweep():
 def test_lora_skips_the_frozen_weight_gradients():
     r = results_of("ref-finetune-7b")
     assert value(r, "lora", "accelerator", "flops") == pytest.approx((4 * 7e9 + 2 * 7e7) * 1e9)
+
+
+def test_a_precision_sweep_keeps_an_explicit_kv_precision():
+    from sizing.evaluate import evaluate
+    from sizing.scenario import load_scenario_bytes
+    text = """\
+sizing: 1
+name: kv
+devices:
+  acc: {from: illustrative-accelerator, compute: {fp8: 400 TFLOP/s}}
+workloads:
+  chat: {kind: generate, model: llama-3.1-8b, precision: bf16, kv_precision: fp8, batch: 4}
+sweep: {precision: [bf16, fp8]}
+"""
+    r = evaluate(load_scenario_bytes(text.encode(), "s.yaml")[0])
+    assert r.pair("chat", "acc").values["kv_bytes_per_token"] == 65536
+    assert r.sweeps[0].series["acc"]["kv_bytes_per_token"] == [65536, 65536]
