@@ -17,6 +17,7 @@ from ..evaluate import Pair, Results, decide_each, scalar, sweep_paths, what_if
 from ..formulas.graph import QuantityDef
 from ..output import build_datetime
 from ..scenario import sha256
+from ..schema import REQUIREMENTS
 from . import charts
 from .format import human, number
 
@@ -354,13 +355,15 @@ def why(r: Results, dec: dict) -> tuple[str, list[str]]:
         return "no option qualifies", [f"No option compared can {' and '.join(req)}; the verdicts below give each "
                                        f"option's shortfall in the engine's figures."]
     p = r.pair(wid, best)
-    cond = f", among those that {' and '.join(req)}" if req else ""
+    checked = [REQUIRE_WORDS.get(x, x.replace("_", " ")) for x in dec["require"]
+               if isinstance(p.values.get(REQUIREMENTS.get(x, x)), bool)]      # only what the pair checks
+    cond = f", among those that {' and '.join(checked)}" if checked else ""
     if len(ranking) > 1:
         first = f"{best} has the {word} {objective_words(dec)} ({show(p, qid)}) of the {len(ranking)} options " \
                 f"compared{cond}."
     else:
         first = f"{best} is the only option compared; its {objective_words(dec)} is {show(p, qid)}" + \
-                (f" and it does {' and '.join(req)}." if req else ".")
+                (f" and it does {' and '.join(checked)}." if checked else ".")
     cheapest = min((o for o in ranking if o["value"] is not None),
                    key=lambda o: -o["value"] if dec["maximise"] else o["value"], default=None)
     if cheapest is not None and cheapest["device"] != best and cheapest["failures"]:
@@ -380,8 +383,7 @@ def money(p: Pair) -> list[str]:
                    f"{show(p, 'monthly_cost_own')}.")
         if isinstance(v.get("breakeven_utilisation"), float):
             avg = f"; this fleet averages {show(p, 'average_utilisation')}" if "average_utilisation" in v else ""
-            out.append(f"Renting only the busy hours would cost less than owning below "
-                       f"{show(p, 'breakeven_utilisation')} average utilisation{avg}.")
+            out.append(breakeven_words(p, "Renting only the busy hours") + avg + ".")
     if "api_monthly_cost" in v or "api_cost_per_million_tokens" in v:
         cheaper = v.get("cheaper_than_api")
         verdict = "" if cheaper is None else " — the fleet is cheaper per token" if cheaper else \
@@ -1009,13 +1011,20 @@ def input_label(r: Results, key: str) -> str:
     return f"{i.entity.id} {i.path}"
 
 
+def breakeven_words(p: Pair, renting: str) -> str:
+    """Buy against rent on demand, in the engine's figure; above 100 % owning never wins."""
+    if p.values["breakeven_utilisation"] >= 1:
+        return (f"{renting} costs less than owning even at full use: owning costs "
+                f"{show(p, 'breakeven_utilisation')} of the hourly price")
+    return f"{renting} costs less than owning below {show(p, 'breakeven_utilisation')} average utilisation"
+
+
 def breakeven(r: Results) -> tuple[str, ...]:
     """Break-even points the engine computes: compute-bound batch, and sweep crossovers."""
     out = []
     for p in r.pairs:
         if isinstance(p.values.get("breakeven_utilisation"), float):
-            out.append(f"{p.workload} on {p.device}: owning beats renting by the hour above "
-                       f"{show(p, 'breakeven_utilisation')} average utilisation.")
+            out.append(breakeven_words(p, f"{p.workload} on {p.device}: renting by the hour") + ".")
         if "compute_bound_batch" in p.values:
             b = p.values["compute_bound_batch"]
             now = show(p, "step_tokens").replace(" tokens", "")
