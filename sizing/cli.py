@@ -14,11 +14,11 @@ from .errors import Problem
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_OUTPUT = 0, 1, 2, 3
 
 
-def echo_problems(problems: list[Problem], strict: bool = False) -> bool:
-    """Print problems to stderr; True when any is an error (or a warning under --strict)."""
+def echo_problems(problems: list[Problem]) -> bool:
+    """Print problems to stderr; True when any is an error."""
     for p in problems:
         click.echo(str(p), err=True)
-    return any(p.level == "error" or strict for p in problems)
+    return any(p.level == "error" for p in problems)
 
 
 def load_or_exit(path: str, strict: bool = False):

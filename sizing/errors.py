@@ -1,4 +1,4 @@
-"""Problems found in input files, and the exception that carries them."""
+"""Problems found in input files, and the error of an output that cannot be written."""
 
 from __future__ import annotations
 
@@ -24,14 +24,6 @@ class Problem:
     def as_dict(self) -> dict:
         return {"file": self.file, "line": self.line, "column": self.col, "path": self.path,
                 "level": self.level, "message": self.message}
-
-
-class SizingError(Exception):
-    """Raised with the problems that stop a stage; callers print them, never a traceback."""
-
-    def __init__(self, problems: list[Problem]):
-        self.problems = list(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 class OutputError(Exception):

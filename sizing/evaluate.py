@@ -106,7 +106,7 @@ class Results:
 
 
 # -- binding --------------------------------------------------------------------------------
-def derived(ent: Entity, path: str, v: Any, unit: str, text: str, source: str, like: str | None = None) -> Value:
+def derived(ent: Entity, v: Any, unit: str, text: str, source: str, like: str | None = None) -> Value:
     base = ent.values.get(like) if like else None
     line, col, file = (base.line, base.col, base.file) if base else (ent.line, ent.col, "")
     return Value(v, unit, text, file, line, col, source)
@@ -152,18 +152,18 @@ class Binder:
             out["kv_bytes_per_value"] = self.choice(w, "kv_bytes_per_value", kvp, "kv_precision")
         if w.has("optimizer"):
             opt = w.get("optimizer")
-            v = derived(w, "state_bytes_per_parameter", OPTIMIZER_STATE_BYTES[opt], "byte", opt,
+            v = derived(w, OPTIMIZER_STATE_BYTES[opt], "byte", opt,
                         f"optimizer {opt}: mixed-precision state bytes per parameter", like="optimizer")
             out["state_bytes_per_parameter"] = self.add("state_bytes_per_parameter", w,
                                                         "state_bytes_per_parameter", v)
         if not w.has("traffic.utilisation") and w.get("kind") in ("generate", "forward"):
-            v = derived(w, "traffic.utilisation", 1.0, "", "100 %", "default: busy all the time")
+            v = derived(w, 1.0, "", "100 %", "default: busy all the time")
             out["utilisation"] = self.add("utilisation", w, "traffic.utilisation", v)
         return out
 
     def choice(self, w: Entity, role: str, precision: str, like: str) -> F.Ref | None:
         nbytes = PRECISION_BYTES[precision]
-        v = derived(w, role, nbytes, "byte", precision, f"{precision} = {nbytes:g} bytes per value", like=like)
+        v = derived(w, nbytes, "byte", precision, f"{precision} = {nbytes:g} bytes per value", like=like)
         return self.add(role, w, role, v)
 
 
@@ -276,7 +276,7 @@ def benchmark_pairs(binder: Binder, scn: Scenario, pairs: list[Pair]) -> list[Pa
             "measured_price": binder.add("measured_price", b, "hourly_cost_usd",
                                          replace(price, value=price.value / 3600, unit="USD/s")),
             "utilisation": binder.add("utilisation", b, "utilisation",
-                                      b.values.get("utilisation") or derived(b, "utilisation", 1.0, "", "100 %",
+                                      b.values.get("utilisation") or derived(b, 1.0, "", "100 %",
                                                                              "default: busy all the time")),
         }
         refs.update(calibration_refs(binder, pairs, b))
@@ -383,7 +383,7 @@ def crossovers(w: Entity, pairs: list[Pair], env: dict, keys: list[str], res: Sw
                 continue
             diff = np.asarray(ta, dtype=float) - np.asarray(tb, dtype=float)
             for j in np.nonzero(np.sign(diff[:-1]) * np.sign(diff[1:]) < 0)[0]:
-                x = refine(pairs, (a, b), base, env, keys, xs[j], xs[j + 1])
+                x = refine((a, b), base, env, keys, xs[j], xs[j + 1])
                 faster = b.device if diff[j + 1] > 0 else a.device
                 out.append({"kind": "faster", "quantity": base, "between": [a.device, b.device],
                             "at": x, "from_here_faster": faster})
@@ -397,7 +397,7 @@ def crossovers(w: Entity, pairs: list[Pair], env: dict, keys: list[str], res: Sw
     return out
 
 
-def refine(pairs, ab, qid: str, env: dict, keys: list[str], lo: float, hi: float) -> float:
+def refine(ab, qid: str, env: dict, keys: list[str], lo: float, hi: float) -> float:
     """Locate a sign change of ta - tb between lo and hi on a fine geometric grid."""
     xs = np.geomspace(lo, hi, 2001)
     senv = dict(env)
@@ -427,7 +427,7 @@ def decide(r: Results) -> dict | None:
         return None
     kind = r.scenario.workloads[wid].get("kind")
     qid = objective_id(objective, kind)
-    d = F.definition(qid)
+    d = F.definition(qid, kind)
     maximise = bool(d and d.maximise)
     given = [v.value for k, v in sorted(dec.values.items()) if k.startswith("require[")] if dec else []
     require = given or list(DEFAULT_REQUIREMENTS)

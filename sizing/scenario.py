@@ -115,8 +115,8 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
         own_source(ent)
     for m in models.values():
         import_config(chk, m, base)
-    used = resolve_catalog(chk, root, devices, models)
-    check_references(chk, root, devices, models, workloads)
+    used = resolve_catalog(chk, devices, models)
+    check_references(chk, devices, models, workloads)
     compare = compare_list(chk, root.get("compare"), devices)
     sweep = sweep_of(chk, root.get("sweep"), workloads)
     decision = None
@@ -266,7 +266,7 @@ def model_defaults(m: Entity, file: str) -> None:
         m.values["head_dim"] = Value(hd, "", str(hd), file, m.line, m.col, "default: hidden / heads")
 
 
-def resolve_catalog(chk: Checker, root: Mapping, devices: dict, models: dict) -> dict[str, Entity]:
+def resolve_catalog(chk: Checker, devices: dict, models: dict) -> dict[str, Entity]:
     """Merge `from:` catalog entries under the scenario's own fields."""
     cat_devices, cat_models, _ = catalog()
     used = {}
@@ -296,7 +296,7 @@ def suggest(name: str, options) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
-def check_references(chk: Checker, root: Mapping, devices: dict, models: dict, workloads: dict) -> None:
+def check_references(chk: Checker, devices: dict, models: dict, workloads: dict) -> None:
     _, cat_models, _ = catalog()
     for w in workloads.values():
         for path, v in w.values.items():

@@ -82,8 +82,10 @@ def quantity_defs(kind: str) -> list[QuantityDef]:
     return [d for d in QUANTITIES if ALL in d.kinds or kind in d.kinds]
 
 
-def definition(qid: str) -> QuantityDef | None:
-    return next((d for d in QUANTITIES if d.id == qid), None)
+def definition(qid: str, kind: str | None = None) -> QuantityDef | None:
+    """A quantity's definition; with `kind`, the one that kind uses (several kinds share some ids)."""
+    defs = quantity_defs(kind) if kind else QUANTITIES
+    return next((d for d in defs if d.id == qid), None)
 
 
 class NotYet(Exception):

@@ -5,8 +5,6 @@ from __future__ import annotations
 from ..scenario import catalog
 from ..schema import Entity
 
-SHOWN = ("kind", "compute", "delivered", "memory", "memory_bandwidth", "link", "price", "parameters",
-         "active_parameters", "layers", "hidden", "heads", "kv_heads", "head_dim", "context", "kv_lora_rank")
 
 
 def summary(e: Entity) -> str:

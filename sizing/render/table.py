@@ -8,7 +8,6 @@ from .format import SWEPT, SWEPT_PRECISION, human
 
 SWEEP_ROWS = 20          # a long sweep is shown at evenly spaced points; the JSON has them all
 
-IDS_SHOWN_LAST = ("speedup_vs_",)
 
 
 def table(rows: list[list[str]]) -> list[str]:
