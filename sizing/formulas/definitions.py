@@ -126,6 +126,13 @@ for _where in ("cloud", "on-prem", "edge"):
              label=f"Available {_where}")(available(_where))
 
 
+@quantity(ALL, "delivered_ridge_point", "FLOP/byte",
+          "intensity above which the workload is compute-bound at the delivered rates: "
+          "delivered rate / delivered bandwidth", label="Ridge point at the delivered rates")
+def delivered_ridge_point(q):
+    return q.delivered_rate / q.delivered_bandwidth
+
+
 @quantity(ALL, "ridge_point", "FLOP/byte", "intensity above which the device is compute-bound: peak / bandwidth",
           label="Ridge point")
 def ridge_point(q):
@@ -195,9 +202,11 @@ def mm_attainable(q):
     return minimum(q.peak_rate, q.memory_bandwidth * q.intensity)
 
 
-@quantity("matmul", "bound", "", "which roof limits: memory below the ridge point, compute above", label="Bound by")
+@quantity("matmul", "bound", "",
+          "which roof limits at the delivered rates: memory when the memory time is the longer, else compute",
+          label="Bound by")
 def mm_bound(q):
-    return where(q.intensity < q.ridge_point, "memory", "compute")
+    return where(q.memory_time >= q.compute_time, "memory", "compute")
 
 
 @quantity("matmul", "padding_efficiency", "", "share of useful work when dimensions are padded to the matrix unit",

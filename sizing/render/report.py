@@ -402,11 +402,13 @@ def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
             return "memory-bound", [
                 f"Decoding is memory-bound on {p.device}: each step reads {show(p, 'step_bytes')} of weights"
                 f"{' and KV cache' if 'kv_read_bytes' in v else ''} for {show(p, 'step_flops')} of work "
-                f"(intensity {show(p, 'intensity')}, below the device's ridge point of {show(p, 'ridge_point')}), "
-                f"so memory bandwidth and price, not peak compute, decide speed and cost."]
+                f"(intensity {show(p, 'intensity')}, below the device's ridge point of "
+                f"{show(p, 'delivered_ridge_point')} at the delivered rates), so memory bandwidth and price, not "
+                f"peak compute, decide speed and cost."]
         return "compute-bound", [
             f"Decoding is compute-bound on {p.device} at this batch (intensity {show(p, 'intensity')} above the "
-            f"ridge point of {show(p, 'ridge_point')}): the delivered rate ({show(p, 'delivered_rate')}) decides."]
+            f"ridge point of {show(p, 'delivered_ridge_point')} at the delivered rates): the delivered rate "
+            f"({show(p, 'delivered_rate')}) decides."]
     if p.kind == "matmul":
         share = v.get("transfer_share")
         if isinstance(share, float) and share > 0.5:
@@ -417,7 +419,7 @@ def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
         if v.get("bound") in ("memory", "compute"):
             return f"{v['bound']}-bound", [
                 f"On {p.device} the product is {v['bound']}-bound (intensity {show(p, 'intensity')}, ridge point "
-                f"{show(p, 'ridge_point')})."]
+                f"{show(p, 'delivered_ridge_point')} at the delivered rates)."]
         return "elapsed time", []
     if p.kind == "forward":
         return forward_reason(r, p)
