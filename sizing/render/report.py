@@ -933,11 +933,13 @@ def assumptions(r: Results, wid: str) -> list[str]:
 
 
 def nudged(r: Results, key: str, factor: float) -> float | None:
-    """The input moved by the factor (fractions capped at 100 %); None when that changes nothing."""
+    """The input moved by the factor (fractions capped at 100 %, counts kept whole); None when that changes nothing."""
     i = r.inputs[key]
     v = i.value.value * factor
     if i.role in FRACTIONS:
         v = min(v, 1.0)
+    if isinstance(i.value.value, int):          # a batch of 7.5 sequences is not an assumption anyone makes
+        v = float(max(1, round(v)))
     return None if v == i.value.value else v
 
 
