@@ -239,10 +239,11 @@ def renderers() -> str:
 
 
 # -- small helpers over the results ----------------------------------------------------------------------
-def label(qid: str) -> str:
+def label(qid: str, kind: str | None = None) -> str:
+    """What a reader calls a quantity; pass the workload kind where ids are shared (train's `fits`)."""
     if qid.startswith("speedup_vs_"):
         return f"Speed-up vs {qid.removeprefix('speedup_vs_')}"
-    d = F.definition(qid)
+    d = F.definition(qid, kind)
     return d.label if d and d.label else qid.replace("_", " ").capitalize()
 
 
@@ -637,7 +638,8 @@ def overview(r: Results) -> tuple[Table, ...]:
         figures = [q for q in KEY_FIGURES.get(pairs[0].kind, ()) if q in present][:FIGURE_COLUMNS + 1]
         if figures:
             rows = tuple((p.device, *(show(p, q, present[q]) for q in figures)) for p in pairs)
-            out.append(Table(("Option",) + tuple(label(q) for q in figures), rows, ("l",) + ("r",) * len(figures),
+            out.append(Table(("Option",) + tuple(label(q, pairs[0].kind) for q in figures), rows,
+                             ("l",) + ("r",) * len(figures),
                              caption=workload_title(r, wid)))
     return tuple(out)
 
@@ -712,7 +714,8 @@ def result_tables(pairs: list[Pair]) -> tuple[Table, ...]:
         rows = []
         for qid, d in present.items():
             if any(qid in p.values for p in chunk):
-                rows.append((label(qid), *(show(p, qid, d) if qid in p.values else "–" for p in chunk)))
+                shown = (show(p, qid, d) if qid in p.values else "–" for p in chunk)
+                rows.append((label(qid, chunk[0].kind), *shown))
         out.append(Table(("Quantity",) + tuple(p.device for p in chunk), tuple(rows), ("l",) + ("r",) * len(chunk)))
     return tuple(out)
 
