@@ -238,13 +238,10 @@ def _si_magnitude(value: float, unit: pint.Unit, text: str) -> float:
         raise UnitError(f"'{text}' is too large") from None
 
 
-_SEXAGESIMAL = re.compile(r"\d+(:[0-5]?\d)+")     # 1:30, which YAML 1.1 tools read as 90
-
-
 def parse_quantity(text: str, kind: str) -> float:
     """The magnitude of `text` ('2 TB/s', '$2.00/hour') in the SI unit of `kind`."""
     spec = KINDS[kind]
-    if _SEXAGESIMAL.fullmatch(text.strip()):
+    if _BASE_60.fullmatch(text.strip()):          # 1:30, which YAML 1.1 tools read as 90
         raise UnitError(f"'{text}' is read by YAML 1.1 as a base-60 number; write the value with its unit, "
                         f"e.g. '{spec.example}'")
     value, unit_text = split_quantity(text, spec.like)
