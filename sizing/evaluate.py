@@ -11,8 +11,10 @@ import numpy as np
 from . import formulas as F
 from .errors import Problem
 from .formulas.graph import Planned, QuantityDef
-from .schema import (OPTIMIZER_STATE_BYTES, PRECISION_BYTES, REQUIREMENTS, Entity,
-                     Scenario, Value, objective_id)
+from . import kinds as K
+from .kinds import objective_id
+from .results import Crossover, Decision, Failure, Option
+from .schema import OPTIMIZER_STATE_BYTES, PRECISION_BYTES, REQUIREMENTS, Entity, Scenario, Value
 from .scenario import Sweep
 
 # Where each input role of the formulas is found: (entity, field path); "{p}" is the precision.
@@ -38,8 +40,6 @@ WORKLOAD_ROLES = {
     "trainable": "trainable", "average_traffic": "traffic.average", "api_output_price": "api.output_price",
     "api_input_price": "api.input_price",
 }
-# `devices` means the replica's devices when serving, the devices used when training.
-DEVICES_ROLE = {"generate": "replica_devices", "train": "train_devices"}
 # Sweep parameters that are not a field of the same name.
 SWEEP_ALIASES = {"size": ("m", "n", "k"), "utilisation": ("traffic.utilisation",)}
 
@@ -88,7 +88,7 @@ class SweepResult:
     workload: str
     values: list
     series: dict[str, dict[str, Any]]           # device -> quantity -> numpy array (or list) of values
-    crossovers: list[dict]
+    crossovers: list[Crossover]
 
 
 @dataclass
@@ -97,9 +97,9 @@ class Results:
     inputs: dict[str, Input]
     pairs: list[Pair]
     sweeps: list[SweepResult]
-    decision: dict | None
+    decision: Decision | None
     problems: list[Problem]
-    crossovers: list[dict] = field(default_factory=list)   # found without a sweep (matmul size)
+    crossovers: list[Crossover] = field(default_factory=list)   # found without a sweep (matmul size)
 
     def pair(self, workload: str, device: str) -> Pair | None:
         return next((p for p in self.pairs if p.workload == workload and p.device == device), None)
@@ -138,7 +138,7 @@ class Binder:
                 refs[role] = self.add(role, m, path)
         for role, path in WORKLOAD_ROLES.items():
             refs[role] = self.add(role, w, path) or refs.get(role)
-        if (role := DEVICES_ROLE.get(w.get("kind"))) is not None:
+        if (role := K.get(w.get("kind")).devices_role) is not None:
             per_device = f"devices.{d.id}" if d is not None else None
             refs[role] = self.add(role, w, per_device) if per_device in w.values else self.add(role, w, "devices")
         refs.update(self.choices(w, precision))
@@ -156,7 +156,7 @@ class Binder:
                         f"optimizer {opt}: mixed-precision state bytes per parameter", like="optimizer")
             out["state_bytes_per_parameter"] = self.add("state_bytes_per_parameter", w,
                                                         "state_bytes_per_parameter", v)
-        if not w.has("traffic.utilisation") and w.get("kind") in ("generate", "forward"):
+        if not w.has("traffic.utilisation") and K.get(w.get("kind")).default_utilisation:
             v = derived(w, 1.0, "", "100 %", "default: busy all the time")
             out["utilisation"] = self.add("utilisation", w, "traffic.utilisation", v)
         return out
@@ -251,7 +251,7 @@ def evaluate(scn: Scenario) -> Results:
 CROSSOVER_SIZES = tuple(float(x) for x in np.geomspace(8, 65536, 400))
 
 
-def size_crossovers(scn: Scenario, pairs: list[Pair], env: dict, sweeps: list[SweepResult]) -> list[dict]:
+def size_crossovers(scn: Scenario, pairs: list[Pair], env: dict, sweeps: list[SweepResult]) -> list[Crossover]:
     """The square matrix size where one device starts to beat another, for matmul workloads not swept by size."""
     out = []
     swept = {s.workload for s in sweeps if s.parameter == "size"}
@@ -261,7 +261,7 @@ def size_crossovers(scn: Scenario, pairs: list[Pair], env: dict, sweeps: list[Sw
             continue
         hidden = Sweep("size", CROSSOVER_SIZES, w.id, w.line, w.col)
         res = numeric_sweep(w, mine, env, [f"workload.{w.id}.{p}" for p in sweep_paths("size")], hidden)
-        out += [{"workload": w.id, "parameter": "size", **c} for c in res.crossovers]
+        out += [c for c in res.crossovers if c.kind == "faster"]
     return out
 
 
@@ -371,10 +371,10 @@ def precision_sweep(scn: Scenario, w: Entity, s: Sweep) -> SweepResult:
     return SweepResult("precision", w.id, list(s.values), series, [])
 
 
-def crossovers(w: Entity, pairs: list[Pair], env: dict, keys: list[str], res: SweepResult) -> list[dict]:
+def crossovers(w: Entity, pairs: list[Pair], env: dict, keys: list[str], res: SweepResult) -> list[Crossover]:
     """Where one device starts to beat another (time quantities), and where decode turns compute-bound."""
     out = []
-    base = {"matmul": "total_time", "forward": "latency", "generate": "step_time"}.get(w.get("kind"))
+    base = K.get(w.get("kind")).crossover
     xs = np.asarray(res.values)
     for i, a in enumerate(pairs):
         for b in pairs[i + 1:]:
@@ -385,15 +385,16 @@ def crossovers(w: Entity, pairs: list[Pair], env: dict, keys: list[str], res: Sw
             for j in np.nonzero(np.sign(diff[:-1]) * np.sign(diff[1:]) < 0)[0]:
                 x = refine((a, b), base, env, keys, xs[j], xs[j + 1])
                 faster = b.device if diff[j + 1] > 0 else a.device
-                out.append({"kind": "faster", "quantity": base, "between": [a.device, b.device],
-                            "at": x, "from_here_faster": faster})
+                slower = a.device if faster == b.device else b.device
+                out.append(Crossover("faster", w.id, res.parameter, x, quantity=base, faster=faster, slower=slower,
+                                     between=(a.device, b.device)))
     for p in pairs:
         bound = res.series[p.device].get("bound")
         if bound is None:
             continue
         turned = np.nonzero(np.asarray(bound) == "compute")[0]
         if len(turned) and turned[0] > 0:
-            out.append({"kind": "compute_bound", "device": p.device, "at": res.values[int(turned[0])]})
+            out.append(Crossover("compute_bound", w.id, res.parameter, res.values[int(turned[0])], device=p.device))
     return out
 
 
@@ -415,7 +416,7 @@ def refine(ab, qid: str, env: dict, keys: list[str], lo: float, hi: float) -> fl
 DEFAULT_REQUIREMENTS = ("fits_memory", "meets_targets")   # an option must run and meet its targets
 
 
-def decide(r: Results) -> dict | None:
+def decide(r: Results) -> Decision | None:
     """Rank the compared devices by the objective; list each requirement an option fails."""
     dec = r.scenario.decision
     objective = dec.get("objective") if dec else "cost_per_million_tokens"
@@ -430,35 +431,31 @@ def decide(r: Results) -> dict | None:
     d = F.definition(qid, kind)
     maximise = bool(d and d.maximise)
     given = [v.value for k, v in sorted(dec.values.items()) if k.startswith("require[")] if dec else []
-    require = given or list(DEFAULT_REQUIREMENTS)
-    options = []
+    require = tuple(given or DEFAULT_REQUIREMENTS)
+    unranked = []
     for did in r.scenario.compare:
         p = r.pair(wid, did)
         value = p.get(qid) if p else None
         fails = failures(r, did, require)
-        if isinstance(value, float) and not math.isfinite(value):
-            value = None
-        if value is None:        # e.g. no rate at the workload's precision: it cannot be ranked
-            fails.append({"requirement": "computable", "workload": wid, "quantity": qid})
-        options.append({"device": did, "value": value, "passes": not fails, "failures": fails})
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            value = None          # e.g. no rate at the workload's precision: it cannot be ranked
+            fails.append(Failure("computable", wid, qid))
+        unranked.append((did, value, tuple(fails)))
     sign = -1 if maximise else 1
-    options.sort(key=lambda o: (not o["passes"], o["value"] is None,
-                                sign * o["value"] if isinstance(o["value"], float) else 0))
-    for i, o in enumerate(options):
-        o["rank"] = i + 1
-    best = options[0] if options and options[0]["passes"] and options[0]["value"] is not None else None
-    return {"objective": objective, "quantity": qid, "unit": d.unit if d else "", "workload": wid,
-            "maximise": maximise, "require": require, "ranking": options,
-            "recommendation": best["device"] if best else None}
+    unranked.sort(key=lambda o: (bool(o[2]), o[1] is None, sign * o[1] if o[1] is not None else 0))
+    options = tuple(Option(did, value, fails, i + 1) for i, (did, value, fails) in enumerate(unranked))
+    best = options[0] if options and options[0].passes else None
+    return Decision(objective, qid, d.unit if d else "", wid, maximise, require, options,
+                    best.device if best else None)
 
 
-def failures(r: Results, did: str, require: list[str]) -> list[dict]:
+def failures(r: Results, did: str, require: tuple[str, ...]) -> list[Failure]:
     out = []
     for req in require:
         qid = REQUIREMENTS.get(req, req)
         for p in r.pairs:
             if p.device == did and p.values.get(qid) is False:
-                out.append({"requirement": req, "workload": p.workload, "quantity": qid})
+                out.append(Failure(req, p.workload, qid))
     return out
 
 
@@ -470,13 +467,13 @@ def what_if(results: Results, overrides: dict[str, Any], pairs: list[Pair] | Non
     return run(results.pairs if pairs is None else pairs, env)
 
 
-def decide_with(results: Results, env: dict[str, Any]) -> dict | None:
+def decide_with(results: Results, env: dict[str, Any]) -> Decision | None:
     """The engine's decision on the values of a what-if run."""
     pairs = [replace(p, values={x.d.id: scalar(env[x.key]) for x in p.present()}) for p in results.pairs]
     return decide(replace(results, pairs=pairs))
 
 
-def decide_each(r: Results, changes: list[tuple[str, float]]) -> list[dict | None]:
+def decide_each(r: Results, changes: list[tuple[str, float]]) -> list[Decision | None]:
     """The engine's decision with each (input, value) applied alone, all in one vectorised run."""
     n = len(changes)
     env: dict[str, Any] = {k: i.value.value for k, i in r.inputs.items()}

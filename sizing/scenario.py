@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from . import kinds as K
 from . import schema as S
 from .errors import Problem
 from .formulas import QUANTITIES, quantity_defs
@@ -197,7 +198,7 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
     fields = S.WORKLOAD_FIELDS.get(kind)
     if fields is None:
         if isinstance(node, Mapping) and kind_node is None:
-            chk.problem(node, path, f"missing required field 'kind' (one of: {', '.join(S.WORKLOAD_KINDS)})")
+            chk.problem(node, path, f"missing required field 'kind' (one of: {', '.join(K.WORKLOAD_KINDS)})")
         fields = S.COMMON_WORKLOAD
         extra = tuple(f for f in S.ALL_WORKLOAD_FIELDS.values() if f not in fields)
         chk.block(node, fields, path, ent.values, extra=extra)
@@ -207,7 +208,7 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
     explain_foreign_keys(chk, before, kind)
     fill_defaults(ent, fields, chk.file)
     if "precision" not in ent.values:
-        ent.values["precision"] = default_value(S.DEFAULT_PRECISION[kind], None, chk.file, ent)
+        ent.values["precision"] = default_value(K.get(kind).default_precision, None, chk.file, ent)
     if kind == "generate" and "kv_precision" not in ent.values:
         ent.values["kv_precision"] = replace(ent.values["precision"], source="default: same as precision")
     avg, peak = ent.values.get("traffic.average"), ent.values.get("traffic.peak")
@@ -430,13 +431,13 @@ def check_decision(chk: Checker, decision: Entity, workloads: dict) -> None:
                                     f"unknown workload '{ref.value}'{suggest(ref.value, workloads)}"))
     obj = decision.values["objective"]
     chosen = [workloads[ref.value]] if ref and ref.value in workloads else list(workloads.values())
-    kinds = {w.get("kind") for w in chosen if w.get("kind") in S.WORKLOAD_KINDS}
+    kinds = {w.get("kind") for w in chosen if w.get("kind") in K.WORKLOAD_KINDS}
     known = {d.id for d in QUANTITIES if d.id not in NOT_RANKABLE and not d.id.startswith(CHECK_PREFIXES)}
     ids = {d.id for k in kinds for d in quantity_defs(k)}
-    if obj.value not in known | set(S.OBJECTIVE_ALIASES):
+    if obj.value not in known | set(K.OBJECTIVE_WORDS):
         chk.problems.append(Problem(file, obj.line, obj.col, "decision.objective",
                                     f"unknown quantity '{obj.value}'{suggest(obj.value, known)}"))
-    elif kinds and not any(S.objective_id(obj.value, k) in ids for k in kinds):
+    elif kinds and not any(K.objective_id(obj.value, k) in ids for k in kinds):
         what = f"workload '{ref.value}'" if ref else "any workload of this scenario"
         chk.problems.append(Problem(file, obj.line, obj.col, "decision.objective",
                                     f"'{obj.value}' is not computed for {what} ({', '.join(sorted(kinds))}); "

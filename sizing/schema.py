@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import Problem
+from .kinds import WORKLOAD_KINDS
 from .loader import Mapping, Node, Scalar, Sequence
 from .units import KINDS, UnitError, parse_fraction, parse_number, parse_quantity
 
@@ -16,7 +17,6 @@ PRECISION_BYTES = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2
 PRECISIONS = tuple(PRECISION_BYTES)
 DEVICE_KINDS = ("cpu", "gpu", "tpu", "npu", "accelerator")
 DEPLOYMENTS = ("cloud", "on-prem", "edge")
-WORKLOAD_KINDS = ("matmul", "generate", "forward", "train")
 # Bytes of training state per trainable parameter (mixed precision: 16-bit weights and
 # gradients, fp32 master copy, optimizer moments).
 OPTIMIZER_STATE_BYTES = {"adam": 16.0, "adamw": 16.0, "adam8bit": 10.0, "sgd": 12.0}
@@ -281,7 +281,6 @@ WORKLOAD_FIELDS = {
     ),
 }
 ALL_WORKLOAD_FIELDS = {f.name: f for fs in WORKLOAD_FIELDS.values() for f in fs}
-DEFAULT_PRECISION = {"matmul": "fp32", "generate": "bf16", "forward": "fp32", "train": "bf16"}
 
 BENCHMARK_FIELDS = (
     Field("file", "text", "A JSON record file (the reference's format), relative to the scenario."),
@@ -303,15 +302,7 @@ BENCHMARK_FIELDS = (
     Field("scenario_device", "ref:device", "Scenario device the record was measured on (for calibration)."),
 )
 
-# Decision vocabulary: objective words that mean a quantity per workload kind, and requirements.
-OBJECTIVE_ALIASES = {"latency": {"generate": "request_latency", "matmul": "total_time", "train": "duration"},
-                     "cost": {"generate": "cost_per_million_tokens", "forward": "cost_per_million_requests",
-                              "train": "cost"}}
-
-
-def objective_id(objective: str, kind: str) -> str:
-    """The quantity an objective word means for a workload kind ('latency' is total_time for a matmul)."""
-    return OBJECTIVE_ALIASES.get(objective, {}).get(kind, objective)
+# Requirement words and the check each names.
 REQUIREMENTS = {"fits_memory": "fits", "fits": "fits", "meets_targets": "meets_targets",
                 "cloud": "available_cloud", "on-prem": "available_on_prem", "edge": "available_edge"}
 

@@ -118,7 +118,7 @@ def test_rent_own_breakeven_and_api():
     assert h100["api_cost_per_million_tokens"] == pytest.approx((0.20 * 300 + 0.05 * 1000) / 300)
     assert h100["api_monthly_cost"] == pytest.approx(12 * (0.20 * 300 + 0.05 * 1000) / 1e6 * 365.25 / 12 * 86400)
     assert h100["cheaper_than_api"] is False
-    assert h100["meets_targets"] is True and r.decision["recommendation"] == "h100"
+    assert h100["meets_targets"] is True and r.decision.recommendation == "h100"
 
 
 def test_best_batch_meets_the_per_token_target():
@@ -185,7 +185,7 @@ workloads:
     assert h200["replica_memory"] == 141e9 and h200["fits"] is False
     assert h100["step_memory_time"] == pytest.approx(h100["step_bytes"] / (2 * 3.35e12))
     assert h100["cost_per_million_tokens"] == pytest.approx(2 * 2.5 / 3600 / h100["tokens_per_s"] * 1e6)
-    assert r.decision["recommendation"] == "h100"
+    assert r.decision.recommendation == "h100"
 
 
 def test_a_fleet_at_exactly_full_load_is_not_a_crash():

@@ -1,5 +1,6 @@
 """The decision: ranking, default requirements, options that cannot be ranked."""
 
+from sizing.results import Failure
 from sizing.evaluate import evaluate
 from sizing.scenario import load_scenario_bytes
 
@@ -22,16 +23,16 @@ def decided(text):
 
 def test_by_default_an_option_must_fit_and_meet_its_targets():
     d = decided(TWO)
-    assert d["require"] == ["fits_memory", "meets_targets"]
-    assert d["recommendation"] == "big"
-    small = next(o for o in d["ranking"] if o["device"] == "small")
-    assert small["passes"] is False and small["rank"] == 2
-    assert small["failures"] == [{"requirement": "fits_memory", "workload": "chat", "quantity": "fits"}]
+    assert d.require == ("fits_memory", "meets_targets")
+    assert d.recommendation == "big"
+    small = next(o for o in d.options if o.device == "small")
+    assert small.passes is False and small.rank == 2
+    assert small.failures == (Failure("fits_memory", "chat", "fits"),)
 
 
 def test_explicit_requirements_replace_the_default():
     d = decided(TWO + "decision: {objective: cost_per_million_tokens, require: [meets_targets]}\n")
-    assert d["require"] == ["meets_targets"] and d["recommendation"] == "small"   # cheapest, though it won't fit
+    assert d.require == ("meets_targets",) and d.recommendation == "small"   # cheapest, though it won't fit
 
 
 def test_a_device_without_a_rate_at_the_precision_is_never_recommended():
@@ -43,10 +44,9 @@ def test_a_device_without_a_rate_at_the_precision_is_never_recommended():
     a100 = r.pair("chat", "small").values
     assert "step_time" not in a100 and "ttft" not in a100 and "cost_per_million_tokens" not in a100
     assert any("no rate at this precision" in p.message for p in r.problems)
-    assert r.decision["recommendation"] == "big"
-    small = next(o for o in r.decision["ranking"] if o["device"] == "small")
-    assert small["value"] is None and {"requirement": "computable", "workload": "chat",
-                                       "quantity": "cost_per_million_tokens"} in small["failures"]
+    assert r.decision.recommendation == "big"
+    small = next(o for o in r.decision.options if o.device == "small")
+    assert small.value is None and Failure("computable", "chat", "cost_per_million_tokens") in small.failures
 
 
 def test_an_on_premises_requirement_settles_the_question_before_performance():
@@ -62,9 +62,9 @@ decision: {objective: cost_per_million_tokens, require: [fits_memory, on-prem]}
 """
     r = evaluate(load_scenario_bytes(text.encode(), "s.yaml")[0])
     assert r.pair("chat", "tpu").values["available_on_prem"] is False       # TPUs are cloud-only
-    tpu = next(o for o in r.decision["ranking"] if o["device"] == "tpu")
-    assert tpu["failures"] == [{"requirement": "on-prem", "workload": "chat", "quantity": "available_on_prem"}]
-    assert r.decision["recommendation"] == "h200"
+    tpu = next(o for o in r.decision.options if o.device == "tpu")
+    assert tpu.failures == (Failure("on-prem", "chat", "available_on_prem"),)
+    assert r.decision.recommendation == "h200"
 
 
 def test_the_objective_must_be_a_number_the_workload_computes():

@@ -2,6 +2,8 @@
 
 import pytest
 
+from sizing.results import Crossover
+
 from helpers import ROOT, results_of, value
 
 
@@ -43,9 +45,9 @@ def test_link_table_sweep():
     assert acc[1] < cpu[1]                                               # the accelerator from 256 on
     assert s.series["accelerator"]["bytes"][0] == 196_608
     assert s.series["accelerator"]["flops"][0] == pytest.approx(4.194304e6)
-    (cross,) = [c for c in s.crossovers if c["kind"] == "faster"]
-    assert cross["from_here_faster"] == "accelerator"
-    assert 128 < cross["at"] < 140
+    (cross,) = [c for c in s.crossovers if c.kind == "faster"]
+    assert cross.faster == "accelerator" and cross.slower == "cpu-server"
+    assert 128 < cross.at < 140
 
 
 def test_roofline_ridge_and_single_token_layer():
@@ -94,8 +96,8 @@ def test_batch_sweep_turns_compute_bound():
     r = results_of("ref-7b-decode")
     s = next(s for s in r.sweeps if s.workload == "decode-batch-64")
     assert list(s.series["accelerator"]["bound"][:7]) == ["memory"] * 7
-    assert [c for c in s.crossovers if c["kind"] == "compute_bound"] == [
-        {"kind": "compute_bound", "device": "accelerator", "at": 128.0}]
+    assert [c for c in s.crossovers if c.kind == "compute_bound"] == [
+        Crossover("compute_bound", "decode-batch-64", "batch", 128.0, device="accelerator")]
 
 
 def test_precision_footprints():
@@ -116,7 +118,7 @@ def test_embedding_service():
     assert round(value(r, "queries", "cpu-server", "batch_job_time") / 86400, 1) == 23.7
     assert value(r, "queries", "gpu", "item_time") == pytest.approx(5.12e-3)
     assert round(value(r, "queries", "gpu", "batch_job_time") / 3600, 2) == 1.42
-    assert r.decision["recommendation"] == "cpu-server"
+    assert r.decision.recommendation == "cpu-server"
 
 
 def test_fine_tuning_state():
@@ -135,7 +137,7 @@ def test_classifier():
     assert value(r, "routing", "cpu-server", "flops_per_request") == pytest.approx(6.4e8)
     assert value(r, "routing", "cpu-server", "latency") == pytest.approx(12.8e-3)
     assert value(r, "routing", "cpu-server", "meets_latency") is True
-    assert r.decision["recommendation"] == "cpu-server"
+    assert r.decision.recommendation == "cpu-server"
 
 
 def test_edge_model_footprints():
@@ -160,7 +162,7 @@ def test_70b_on_real_devices():
     assert value(r, "chat", "h100", "kv_bytes_per_token") == 163840
     assert value(r, "chat", "h100", "fits") is True
     assert value(r, "chat", "h100", "max_batch") == 25
-    assert r.decision["recommendation"] == "mi300x"
+    assert r.decision.recommendation == "mi300x"
 
 
 def test_crossover_size_without_a_sweep():
@@ -172,9 +174,9 @@ def test_crossover_size_without_a_sweep():
     r = evaluate(scn)
     assert r.sweeps == []
     (c,) = r.crossovers
-    swept = next(x for x in results_of("ref-link-matmul").sweeps[0].crossovers if x["kind"] == "faster")
-    assert c["workload"] == "link-demo" and c["from_here_faster"] == "accelerator"
-    assert c["at"] == pytest.approx(swept["at"], rel=1e-3)
+    swept = next(x for x in results_of("ref-link-matmul").sweeps[0].crossovers if x.kind == "faster")
+    assert c.workload == "link-demo" and c.faster == "accelerator" and c.parameter == "size"
+    assert c.at == pytest.approx(swept.at, rel=1e-3)
 
 
 def test_lora_skips_the_frozen_weight_gradients():

@@ -8,6 +8,8 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parents[1] / "sizing"
 # module -> what it must never import
 FORBIDDEN = {
+    "kinds": {"errors", "units", "loader", "schema", "scenario", "formulas", "evaluate", "render", "cli",
+              "narrative"},
     "errors": {"units", "loader", "schema", "scenario", "formulas", "evaluate", "render", "cli"},
     "units": {"loader", "schema", "scenario", "formulas", "evaluate", "render", "cli"},
     "loader": {"units", "schema", "scenario", "formulas", "evaluate", "render", "cli"},

@@ -94,16 +94,16 @@ def test_first_page_says_what_to_buy_and_why():
     path = scenario("chat-70b-fp8.yaml")
     r = results(path)
     dec = r.decision
-    best = dec["recommendation"]
-    d = F.definition(dec["quantity"])
-    headline = human(r.pair(dec["workload"], best).values[dec["quantity"]], d.unit, d.display)
+    best = dec.recommendation
+    d = F.definition(dec.quantity)
+    headline = human(r.pair(dec.workload, best).values[dec.quantity], d.unit, d.display)
     first = text(pdf(path), slice(0, 1))
     assert "RECOMMENDATION" in first
     assert f"{best} —" in first
     assert headline in first
     assert "Dominant constraint:" in first
-    for o in dec["ranking"]:                      # every option's objective, as the engine computed it
-        assert human(o["value"], d.unit, d.display) in first
+    for o in dec.options:                      # every option's objective, as the engine computed it
+        assert human(o.value, d.unit, d.display) in first
 
 
 def test_first_page_names_the_fleet_to_buy_and_its_capital():
@@ -120,15 +120,15 @@ def test_comparison_table_follows_the_engines_ranking():
     path = scenario("chat-70b-fp8.yaml")
     r = results(path)
     dec = r.decision
-    d = F.definition(dec["quantity"])
+    d = F.definition(dec.quantity)
     with pdfplumber.open(io.BytesIO(pdf(path))) as doc:
         tables = [t for t in doc.pages[0].extract_tables() if t and t[0][:2] == ["Rank", "Option"]]
     assert len(tables) == 1
     head, *rows = tables[0]
     assert head[2] == "Monthly cost" and head[-1] == "Verdict"
-    assert [row[1] for row in rows] == [o["device"] for o in dec["ranking"]]
-    assert [row[0] for row in rows] == [str(o["rank"]) for o in dec["ranking"]]
-    assert [row[2] for row in rows] == [human(o["value"], d.unit, d.display) for o in dec["ranking"]]
+    assert [row[1] for row in rows] == [o.device for o in dec.options]
+    assert [row[0] for row in rows] == [str(o.rank) for o in dec.options]
+    assert [row[2] for row in rows] == [human(o.value, d.unit, d.display) for o in dec.options]
     assert rows[0][-1] == "recommended"
 
 
@@ -155,16 +155,16 @@ def test_sensitivity_reports_what_the_engine_says_when_the_price_moves():
     path = scenario("chat-70b-fp8.yaml")
     r = results(path)
     dec = r.decision
-    best, d = dec["recommendation"], F.definition(dec["quantity"])
+    best, d = dec.recommendation, F.definition(dec.quantity)
     key = f"device.{best}.price"
     price = r.inputs[key]
     row = [f"{best} price", price.value.text]
     for factor in (0.75, 1.25):
         alt = decide_with(r, what_if(r, {key: price.value.value * factor}))
-        value = next(o["value"] for o in alt["ranking"] if o["device"] == alt["recommendation"])
-        row += [alt["recommendation"], human(value, d.unit, d.display)]
-        flip = f"{best} price ({price.value.text}) {'−25 %' if factor < 1 else '+25 %'} → {alt['recommendation']}"
-        assert (squeezed(flip) in squeezed(text(pdf(path), slice(0, 1)))) == (alt["recommendation"] != best)
+        value = next(o.value for o in alt.options if o.device == alt.recommendation)
+        row += [alt.recommendation, human(value, d.unit, d.display)]
+        flip = f"{best} price ({price.value.text}) {'−25 %' if factor < 1 else '+25 %'} → {alt.recommendation}"
+        assert (squeezed(flip) in squeezed(text(pdf(path), slice(0, 1)))) == (alt.recommendation != best)
     assert squeezed("".join(row)) in squeezed(text(pdf(path)))
 
 
@@ -183,7 +183,7 @@ def test_break_even_and_caveat_and_provenance():
     r = results(path)
     body = text(pdf(path))
     cross = r.sweeps[0].crossovers[0]
-    assert f"{cross['from_here_faster']} is faster than" in body
+    assert f"{cross.faster} is faster than" in body
     assert "Illustrative figures." in body
     assert r.scenario.data and sha256(r.scenario.data) in squeezed(body)
     assert f"sizing {__version__}" in body

@@ -176,7 +176,7 @@ def test_checks_and_decision_are_live(cases, name):
     assert same(got[REQUIREMENTS_MET], not fails)
     decision = case.results.decision
     if decision is not None:
-        want = decision["recommendation"] or "none: no option meets every requirement"
+        want = decision.recommendation or "none: no option meets every requirement"
         assert got[RECOMMENDATION] == want
 
 
@@ -204,8 +204,8 @@ def test_what_if_matches_the_engine_on_the_changed_scenario(cases, w):
 
 def test_doubling_a_price_changes_the_recommendation(cases):
     before, after = cases["chat-70b-fp8"], cases["price-x2"]
-    assert before.results.decision["recommendation"] == "mi300x"
-    assert after.results.decision["recommendation"] == "gaudi3"
+    assert before.results.decision.recommendation == "mi300x"
+    assert after.results.decision.recommendation == "gaudi3"
     assert named_values(after.source, after.values)[RECOMMENDATION] == "gaudi3"
 
 
@@ -226,11 +226,11 @@ def test_failed_requirements_are_listed_live(cases):
     rows = {r[0].value: r for r in ws.iter_rows() if r[0].value in ("fails", "rank")}
     devices = [c.value for c in next(r for r in ws.iter_rows() if r[1].value == "unit")[2:]]
     live = {d: set(re.findall(r"(\w+) \(([^)]+)\)", c.value or "")) for d, c in zip(devices, rows["fails"][2:])}
-    ranking = case.results.decision["ranking"]
-    assert any(o["failures"] for o in ranking)
-    assert live == {o["device"]: {(f["quantity"], f["workload"]) for f in o["failures"]} for o in ranking}
+    ranking = case.results.decision.options
+    assert any(o.failures for o in ranking)
+    assert live == {o.device: {(f.quantity, f.workload) for f in o.failures} for o in ranking}
     ranks = {d: c.value for d, c in zip(devices, rows["rank"][2:])}
-    assert {o["device"]: o["rank"] for o in ranking if o["passes"]} == {d: r for d, r in ranks.items() if r}
+    assert {o.device: o.rank for o in ranking if o.passes} == {d: r for d, r in ranks.items() if r}
 
 
 # -- names -------------------------------------------------------------------------------------

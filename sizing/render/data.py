@@ -41,9 +41,10 @@ def as_dict(r: Results) -> dict:
         "results": [{"workload": p.workload, "device": p.device, "kind": p.kind, "quantities": quantities(p)}
                     for p in r.pairs],
         "sweeps": [clean({"parameter": w.parameter, "workload": w.workload, "values": w.values,
-                          "series": w.series, "crossovers": w.crossovers}) for w in r.sweeps],
-        "crossovers": clean(r.crossovers),
-        "decision": clean(r.decision),
+                          "series": w.series,
+                          "crossovers": [c.as_dict() for c in w.crossovers]}) for w in r.sweeps],
+        "crossovers": clean([c.as_dict() for c in r.crossovers]),
+        "decision": clean(r.decision.as_dict()) if r.decision else None,
         "problems": [p.as_dict() for p in r.problems],
     }
 

@@ -23,17 +23,6 @@ FIXED: dict[str, tuple[str, float]] = {
     "token/s": ("tokens/s", 1.0), "request/s": ("requests/s", 1.0), "USD/Mtoken": ("$/M tokens", 1.0),
     "USD": ("$", 1.0), "USD/month": ("$/month", 1.0), "USD/hour": ("$/hour", 1 / 3600),
 }
-# The few quantities that tell a sweep's story, per workload kind (terminal, workbook).
-SWEPT = {
-    "generate": ("step_time", "tokens_per_s_per_user", "tokens_per_s", "cost_per_million_tokens", "fits"),
-    "matmul": ("total_time", "effective_rate", "transfer_share"),
-    "forward": ("latency", "requests_per_s", "footprint_bytes", "fits"),
-    "train": ("duration", "state_bytes", "fits"),
-}
-SWEPT_PRECISION = {
-    "generate": ("weights_bytes", "memory_required", "fits", "step_time", "tokens_per_s", "cost_per_million_tokens"),
-    "forward": ("footprint_bytes", "fits", "latency", "requests_per_s"),
-}
 TEXT_UNITS = {"": "", "token": "tokens", "FLOP/byte": "FLOP/byte", "USD/Mtoken": "$/M tokens", "USD": "$",
               "USD/month": "$/month", "token/s": "tokens/s", "request/s": "requests/s"}
 

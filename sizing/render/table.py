@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from .. import formulas as F
 from ..evaluate import Results, SweepResult
-from .format import SWEPT, SWEPT_PRECISION, human
+from .. import kinds as K
+from ..narrative import crossover_words
+from .format import human
 
 SWEEP_ROWS = 20          # a long sweep is shown at evenly spaced points; the JSON has them all
 
@@ -24,7 +26,7 @@ def table(rows: list[list[str]]) -> list[str]:
 def sweep_lines(r: Results, s: SweepResult) -> list[str]:
     """The swept values down, a few key quantities per device across."""
     kind = r.scenario.workloads[s.workload].get("kind")
-    wanted = (SWEPT_PRECISION if s.parameter == "precision" else SWEPT).get(kind, ())
+    wanted = K.get(kind).swept_precision if s.parameter == "precision" else K.get(kind).swept
     n = len(s.values)
     rows_at = sorted({round(i * (n - 1) / (SWEEP_ROWS - 1)) for i in range(SWEEP_ROWS)}) if n > SWEEP_ROWS else range(n)
     columns = [(dev, qid) for dev, series in s.series.items() for qid in wanted if qid in series]
@@ -59,26 +61,18 @@ def render(r: Results) -> str:
         lines += ["  " + s for s in table(rows)] + [""]
     for s in r.sweeps:
         lines += sweep_lines(r, s)
-        for c in s.crossovers:
-            if c["kind"] == "faster":
-                lines.append(f"  {c['from_here_faster']} is faster from {s.parameter} = {c['at']:.4g}"
-                             f" ({' vs '.join(c['between'])}, {c['quantity']})")
-            else:
-                lines.append(f"  {c['device']} turns compute-bound at {s.parameter} = {c['at']:g}")
+        lines += [f"  {crossover_words(c, (min(s.values), max(s.values)))}" for c in s.crossovers]
         lines.append("")
-    for c in r.crossovers:
-        slower = next(d for d in c["between"] if d != c["from_here_faster"])
-        lines.append(f"{c['workload']}: {c['from_here_faster']} is faster than {slower} from square size "
-                     f"{c['at']:.4g} (m = n = k)")
+    lines += [crossover_words(c) for c in r.crossovers]
     if r.crossovers:
         lines.append("")
     if r.decision:
         d = r.decision
-        lines.append(f"decision: {d['objective']} on {d['workload']}")
-        for o in d["ranking"]:
-            why = "; ".join(f"fails {f['requirement']} ({f['workload']})" for f in o["failures"])
-            val = human(o["value"], d["unit"]) if o["value"] is not None else "n/a"
-            lines.append(f"  {o['rank']}. {o['device']}: {val}{'  ' + why if why else ''}")
-        rec = d["recommendation"] or "none: no option meets every requirement"
+        lines.append(f"decision: {d.objective} on {d.workload}")
+        for o in d.options:
+            why = "; ".join(f"fails {f.requirement} ({f.workload})" for f in o.failures)
+            val = human(o.value, d.unit) if o.value is not None else "n/a"
+            lines.append(f"  {o.rank}. {o.device}: {val}{'  ' + why if why else ''}")
+        rec = d.recommendation or "none: no option meets every requirement"
         lines.append(f"  recommendation: {rec}")
     return "\n".join(lines).rstrip() + "\n"

@@ -24,6 +24,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from .. import __version__
 from .. import formulas as F
+from .. import kinds as K
 from .. import schema as S
 from ..evaluate import Input, Pair, Results, SweepResult, sweep_paths
 from ..schema import REQUIREMENTS
@@ -31,7 +32,7 @@ from ..formulas.expr import all_of, excel_number
 from ..output import build_datetime, write_atomic
 from ..scenario import sha256
 from ..units import split_quantity, to_unit
-from .format import FIXED, SCALES, SWEPT, SWEPT_PRECISION, TEXT_UNITS, scale_for
+from .format import FIXED, SCALES, TEXT_UNITS, scale_for
 
 MASTER = "master_check"
 REQUIREMENTS_MET = "requirements_met"
@@ -39,18 +40,6 @@ RECOMMENDATION = "decision.recommendation"
 ENTITY_PREFIX = {"device": "dev", "model": "model", "workload": "wl", "benchmark": "rec"}
 ENTITY_ORDER = ("device", "model", "workload", "benchmark")
 
-# What each kind of workload shows on Results, and the few quantities of a sweep's grid.
-HEADLINE = {
-    "generate": ("memory_required", "replica_memory", "fits", "max_batch", "step_time", "bound",
-                 "tokens_per_s_per_user", "tokens_per_s", "ttft", "request_latency", "cost_per_million_tokens",
-                 "replicas", "monthly_cost", "meets_targets"),
-    "matmul": ("flops", "bytes", "intensity", "bound", "attainable_rate", "compute_time", "transfer_time",
-               "overhead_time", "total_time", "transfer_share", "effective_rate"),
-    "forward": ("footprint_bytes", "fits", "latency", "requests_per_s", "devices_needed", "monthly_cost",
-                "meets_targets", "batch_job_time", "batch_job_cost"),
-    "train": ("state_bytes", "fits", "devices_to_fit", "devices", "duration", "cost"),
-    "benchmark": ("cost_per_million_tokens", "effective_throughput", "cost_per_million_tokens_at_utilisation"),
-}
 REQUIREMENT_IDS = ("fits", "meets_per_token", "meets_ttft", "meets_latency", "meets_targets")
 # Inputs derived from a choice (precision, optimizer) take one of these values.
 CHOICES = {"bytes_per_value": tuple(sorted(set(S.PRECISION_BYTES.values()))),
@@ -602,7 +591,7 @@ def results_sheet(b: Book, ws: Worksheet) -> None:
     for pairs in by_workload(b.r.pairs).values():
         cols = block_header(b, ws, row, pairs)
         row += 2
-        for qid in HEADLINE.get(pairs[0].kind, ()):
+        for qid in K.get(pairs[0].kind).headline:
             d = next((x.d for p in pairs for x in p.present() if x.d.id == qid), None)
             if d is not None:
                 headline_row(b, ws, row, pairs, cols, d)
@@ -633,15 +622,15 @@ def decision_block(b: Book, ws: Worksheet, row: int) -> int:
     if dec is None:
         put_text(ws, row + 1, 1, "no decision: no workload computes the objective", "sizing note")
         return row + 2
-    wid, qid = dec["workload"], dec["quantity"]
+    wid, qid = dec.workload, dec.quantity
     pairs = {p.device: p for p in b.r.pairs if p.workload == wid}
-    values = [o["value"] for o in dec["ranking"]]
+    values = [o.value for o in dec.options]
     d = F.definition(qid)
     shown = display_unit(values, d.unit if d else "", d.display if d else None)
-    better = "higher" if dec["maximise"] else "lower"
+    better = "higher" if dec.maximise else "lower"
     put_text(ws, row + 1, 1, "objective")
-    put_text(ws, row + 1, 2, f"{dec['objective']} of workload {wid}: {better} is better; options must meet "
-                             f"{', '.join(dec['require']) or 'no requirement'}")
+    put_text(ws, row + 1, 2, f"{dec.objective} of workload {wid}: {better} is better; options must meet "
+                             f"{', '.join(dec.require) or 'no requirement'}")
     header(ws, row + 2, ["", "unit"] + b.devices, right=range(3, 3 + len(b.devices)))
     labels = (qid, "meets requirements", "eligible value", "rank", "fails")
     for i, label in enumerate(labels):
@@ -655,12 +644,12 @@ def decision_block(b: Book, ws: Worksheet, row: int) -> int:
         key = qkey(pairs[did], qid) if did in pairs else None
         if key is not None:
             put(ws, row + 3, col, "=" + scaled(b.names[key], shown.factor), fmt)
-        put(ws, row + 4, col, b.formula(passes(b, did, dec["require"])))
+        put(ws, row + 4, col, b.formula(passes(b, did, dec.require)))
         put(ws, row + 5, col, f'=IF(AND({c}{row + 4},ISNUMBER({c}{row + 3})),{c}{row + 3},"")', fmt)
-        order = 0 if dec["maximise"] else 1
+        order = 0 if dec.maximise else 1
         put(ws, row + 6, col, f'=IF(ISNUMBER({c}{row + 5}),RANK({c}{row + 5},{eligible},{order}),"")')
-        put(ws, row + 7, col, fails(b, did, dec["require"]))
-    best = "MAX" if dec["maximise"] else "MIN"
+        put(ws, row + 7, col, fails(b, did, dec.require))
+    best = "MAX" if dec.maximise else "MIN"
     devices = f"${first}${row + 2}:${last}${row + 2}"
     put_text(ws, row + 8, 1, "recommendation", "sizing section")
     rec = put(ws, row + 8, 3, f'=IF(COUNT({eligible})=0,"none: no option meets every requirement",'
@@ -747,9 +736,9 @@ def needed(p: Pair, qids: Iterable[str], keys: set[str]) -> list[F.Planned]:
     return [x for x in pool.values() if x.key in need]
 
 
-def grid(ws: Worksheet, row: int, s: SweepResult, pairs: list[Pair], wanted: dict) -> list[Column]:
+def grid(ws: Worksheet, row: int, s: SweepResult, pairs: list[Pair], wanted: tuple[str, ...]) -> list[Column]:
     """The header of a sweep grid at `row` (quantity, then device): columns grouped by quantity."""
-    qids = [q for q in wanted.get(pairs[0].kind, ()) if any(q in s.series[p.device] for p in pairs)]
+    qids = [q for q in wanted if any(q in s.series[p.device] for p in pairs)]
     out, col = [], 2
     put_text(ws, row + 1, 1, s.parameter, "sizing header")
     for qid in qids:
@@ -778,7 +767,7 @@ def live_sweep(b: Book, ws: Worksheet, top: int, s: SweepResult) -> tuple[int, i
     keys = {f"workload.{s.workload}.{f}" for f in sweep_paths(s.parameter)}
     put_text(ws, top, 1, f"{s.parameter} swept for {b.title(s.workload)}: live formulas", "sizing section")
     head = top + 1 + CHART_ROWS
-    columns = grid(ws, head, s, pairs, SWEPT)
+    columns = grid(ws, head, s, pairs, K.get(pairs[0].kind).swept)
     xs = sample(b, s)
     rows = range(head + 2, head + 2 + len(xs))
     for r, x in zip(rows, xs):
@@ -860,7 +849,8 @@ def static_sweep(b: Book, ws: Worksheet, top: int, s: SweepResult) -> tuple[int,
     pairs = [b.r.pair(s.workload, d) for d in s.series]
     put_text(ws, top, 1, f"{s.parameter} swept for {b.title(s.workload)}: values from the engine (not live)",
              "sizing section")
-    columns = grid(ws, top + 1, s, pairs, SWEPT | SWEPT_PRECISION)
+    kind = K.get(pairs[0].kind)
+    columns = grid(ws, top + 1, s, pairs, kind.swept_precision or kind.swept)
     first = top + 3
     for i, x in enumerate(s.values):
         put_text(ws, first + i, 1, str(x))
@@ -1067,9 +1057,9 @@ def answers(b: Book) -> list[tuple[str, str]]:
                           f"{len(b.devices)} device(s): {', '.join(b.devices)}")]
     if r.decision:
         d = r.decision
-        goal = "highest" if d["maximise"] else "lowest"
-        req = f", among options meeting {', '.join(d['require'])}" if d["require"] else ""
-        lines.append(("decision", f"which device gives the {goal} {d['quantity']} for workload {d['workload']}{req}"))
+        goal = "highest" if d.maximise else "lowest"
+        req = f", among options meeting {', '.join(d.require)}" if d.require else ""
+        lines.append(("decision", f"which device gives the {goal} {d.quantity} for workload {d.workload}{req}"))
     return lines
 
 

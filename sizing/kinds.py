@@ -1,0 +1,95 @@
+"""The workload-kind registry: every per-kind word, default and list of quantities, in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Memory:
+    """How a kind's memory need is compared with capacity: the need, its parts, and the capacity quantity
+    (or the device's `memory` input when `capacity` is None)."""
+
+    need: str
+    parts: tuple[tuple[str, str], ...]       # (label, quantity id) stacked to make the need
+    capacity: str | None = None
+    capacity_label: str = "device memory"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One workload kind (or the benchmark records): what renderers and the engine need to know of it."""
+
+    id: str
+    words: str                                       # what a person calls it
+    default_precision: str | None = None
+    devices_role: str | None = None                  # the input role `devices` fills
+    objectives: dict[str, str] = field(default_factory=dict)   # objective words -> quantity id
+    crossover: str | None = None                     # the time quantity compared between devices in sweeps
+    key_figures: tuple[str, ...] = ()                # the report's comparison and overview tables
+    headline: tuple[str, ...] = ()                   # the workbook's Results sheet
+    swept: tuple[str, ...] = ()                      # shown for a numeric sweep (terminal, workbook)
+    swept_precision: tuple[str, ...] = ()            # shown for a precision sweep (terminal, workbook, report)
+    memory: Memory | None = None                     # the memory chart
+    roofline: bool = False                           # has an operating point on a roofline
+    roofline_point: str = ""                         # what the roofline's dot is
+    cost_per_unit: str | None = None                 # cost per unit of work (cost vs utilisation chart)
+    default_utilisation: bool = False                # gets a 100 % utilisation input when none is given
+    workload: bool = True                            # a kind a scenario may declare
+
+
+KINDS: dict[str, Kind] = {k.id: k for k in (
+    Kind("matmul", "matrix product", default_precision="fp32",
+         objectives={"latency": "total_time"}, crossover="total_time",
+         key_figures=("total_time", "kernel_time", "transfer_share", "effective_rate"),
+         headline=("flops", "bytes", "intensity", "bound", "attainable_rate", "compute_time", "transfer_time",
+                   "overhead_time", "total_time", "transfer_share", "effective_rate"),
+         swept=("total_time", "effective_rate", "transfer_share"),
+         roofline=True, roofline_point="the kernel"),
+    Kind("generate", "LLM serving", default_precision="bf16", devices_role="replica_devices",
+         objectives={"latency": "request_latency", "cost": "cost_per_million_tokens"}, crossover="step_time",
+         key_figures=("memory_required", "replica_memory", "step_time", "ttft_p95", "ttft", "tokens_per_s",
+                      "replicas", "cost_per_million_tokens", "monthly_cost", "monthly_cost_own", "api_monthly_cost"),
+         headline=("memory_required", "replica_memory", "fits", "max_batch", "step_time", "bound",
+                   "tokens_per_s_per_user", "tokens_per_s", "ttft", "request_latency", "cost_per_million_tokens",
+                   "replicas", "monthly_cost", "meets_targets"),
+         swept=("step_time", "tokens_per_s_per_user", "tokens_per_s", "cost_per_million_tokens", "fits"),
+         swept_precision=("weights_bytes", "memory_required", "fits", "step_time", "tokens_per_s",
+                          "cost_per_million_tokens"),
+         memory=Memory("memory_required", (("weights", "weights_bytes"), ("KV cache", "kv_cache_bytes")),
+                       "replica_memory", "memory of one replica"),
+         roofline=True, roofline_point="the decode step", cost_per_unit="cost_per_million_tokens",
+         default_utilisation=True),
+    Kind("forward", "single forward pass", default_precision="fp32",
+         objectives={"cost": "cost_per_million_requests"}, crossover="latency",
+         key_figures=("footprint_bytes", "latency", "response_p95", "requests_per_s", "devices_needed",
+                      "monthly_cost", "batch_job_time"),
+         headline=("footprint_bytes", "fits", "latency", "requests_per_s", "devices_needed", "monthly_cost",
+                   "meets_targets", "batch_job_time", "batch_job_cost"),
+         swept=("latency", "requests_per_s", "footprint_bytes", "fits"),
+         swept_precision=("footprint_bytes", "fits", "latency", "requests_per_s"),
+         memory=Memory("footprint_bytes", (("weights", "footprint_bytes"),)),
+         cost_per_unit="cost_per_million_requests", default_utilisation=True),
+    Kind("train", "training", default_precision="bf16", devices_role="train_devices",
+         objectives={"latency": "duration", "cost": "cost"},
+         key_figures=("state_bytes", "fits", "devices", "duration", "cost"),
+         headline=("state_bytes", "fits", "devices_to_fit", "devices", "duration", "cost"),
+         swept=("duration", "state_bytes", "fits"),
+         memory=Memory("state_bytes", (("training state (frozen weights included)", "state_bytes"),),
+                       "train_memory", "memory of the devices used")),
+    Kind("benchmark", "benchmark record", workload=False,
+         headline=("cost_per_million_tokens", "effective_throughput", "cost_per_million_tokens_at_utilisation")),
+)}
+WORKLOAD_KINDS = tuple(k for k, v in KINDS.items() if v.workload)
+OBJECTIVE_WORDS = tuple(dict.fromkeys(w for k in KINDS.values() for w in k.objectives))
+UNKNOWN = Kind("unknown", "workload")
+
+
+def get(kind: str | None) -> Kind:
+    """The registry entry of a kind (an empty one for an unknown kind: renderers then show nothing special)."""
+    return KINDS.get(kind or "", UNKNOWN)
+
+
+def objective_id(objective: str, kind: str) -> str:
+    """The quantity an objective word means for a workload kind ('latency' is total_time for a matmul)."""
+    return get(kind).objectives.get(objective, objective)

@@ -1,0 +1,404 @@
+"""The sentences the terminal, the report and the workbook share: why an option wins or loses, what limits it,
+findings, break-even and crossover points. They read the engine's typed results; renderers only place them."""
+
+from __future__ import annotations
+
+import math
+
+from . import formulas as F
+from .evaluate import Pair, Results, scalar
+from .formulas.graph import QuantityDef
+from .render.format import human, number
+from .results import Crossover, Decision, Failure, Option
+from .schema import REQUIREMENTS
+
+REQUIRE_WORDS = {"fits_memory": "fit in memory", "fits": "fit in memory", "meets_targets": "meet the latency targets",
+                 "cloud": "can be had in the cloud", "on-prem": "can be had on premises",
+                 "edge": "can run at the edge"}
+
+
+def label(qid: str, kind: str | None = None) -> str:
+    """What a reader calls a quantity; pass the workload kind where ids are shared (train's `fits`)."""
+    if qid.startswith("speedup_vs_"):
+        return f"Speed-up vs {qid.removeprefix('speedup_vs_')}"
+    d = F.definition(qid, kind)
+    return d.label if d and d.label else qid.replace("_", " ").capitalize()
+
+
+def defs(pairs: list[Pair]) -> dict[str, QuantityDef]:
+    """Every quantity present in any of the pairs, in definition order (comparisons last)."""
+    out: dict[str, QuantityDef] = {}
+    for stage in ("planned", "compared"):
+        for p in pairs:
+            for x in getattr(p, stage):
+                if not isinstance(x.expr, F.Missing):
+                    out.setdefault(x.d.id, x.d)
+    return out
+
+
+def show(p: Pair | None, qid: str, d: QuantityDef | None = None) -> str:
+    """An engine value, formatted for a person; an en dash where the quantity does not apply."""
+    if p is None or qid not in p.values:
+        return "–"
+    d = d or next(x.d for x in p.present() if x.d.id == qid)
+    return human(p.values[qid], d.unit, d.display)
+
+
+def used_keys(pairs: list[Pair]) -> set[str]:
+    """Keys every present formula of the pairs reads."""
+    return {ref.key for p in pairs for x in p.present() for ref in F.refs(x.expr)}
+
+
+def input_text(r: Results, key: str) -> str | None:
+    i = r.inputs.get(key)
+    return i.value.text if i else None
+
+
+def pairs_of(r: Results, wid: str) -> list[Pair]:
+    return [p for p in r.pairs if p.workload == wid]
+
+
+def workload_ids(r: Results) -> list[str]:
+    return list(dict.fromkeys(p.workload for p in r.pairs))
+
+
+def device_name(r: Results, did: str) -> str:
+    d = r.scenario.devices.get(did)
+    if d is None:
+        return ""
+    return " ".join(str(x) for x in (d.get("vendor"), d.get("name")) if x)
+
+
+def workload_title(r: Results, wid: str) -> str:
+    w = r.scenario.workloads.get(wid)
+    title = w.get("title") if w else None
+    return f"{title} ({wid})" if title else wid
+
+
+def objective_words(dec: Decision) -> str:
+    return label(dec.quantity).lower()
+
+
+def role_value(r: Results, p: Pair, role: str):
+    """The value of the input a pair's formulas read for `role` (e.g. its redundancy), or None."""
+    key = next((ref.key for x in p.present() for ref in F.refs(x.expr)
+                if ref.key in r.inputs and r.inputs[ref.key].role == role), None)
+    return r.inputs[key].value.value if key else None
+
+
+def fleet_words(r: Results, p: Pair | None) -> str:
+    """What to buy or rent: the fleet the engine sized, and its basis."""
+    if p is None or "fleet_devices" not in p.values:
+        return ""
+    v = p.values
+    spare = role_value(r, p, "redundancy")
+    per = role_value(r, p, "replica_devices")
+    replicas = f"{human(v['replicas'], '')} replica{'s' if v['replicas'] != 1 else ''}" + \
+        (f" of {human(per, '')} devices" if per and per > 1 else "") + \
+        (f" ({human(v['servers'], '')} for the peak + {human(spare, '')} spare)" if spare else "")
+    basis = ""
+    if "own_rate" in v and "rent_rate" in v:
+        basis = "; costed as owned, cheaper than renting" if v["device_rate"] == v["own_rate"] else \
+            "; costed as rented, cheaper than owning"
+    capital = f"; buying them costs {show(p, 'fleet_purchase')}" if "fleet_purchase" in v else ""
+    return f"{human(v['fleet_devices'], '')} × {p.device}: {replicas}{basis}{capital}."
+
+
+def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
+    """The dominant constraint behind the recommendation, in words, from the engine's values."""
+    ranking = dec.options
+    best = dec.recommendation
+    qid, wid = dec.quantity, dec.workload
+    word = "highest" if dec.maximise else "lowest"
+    req = [REQUIRE_WORDS.get(x, x.replace("_", " ")) for x in dec.require]
+    if best is None:
+        return "no option qualifies", [f"No option compared can {' and '.join(req)}; the verdicts below give each "
+                                       f"option's shortfall in the engine's figures."]
+    p = r.pair(wid, best)
+    checked = [REQUIRE_WORDS.get(x, x.replace("_", " ")) for x in dec.require
+               if isinstance(p.values.get(REQUIREMENTS.get(x, x)), bool)]      # only what the pair checks
+    cond = f", among those that {' and '.join(checked)}" if checked else ""
+    if len(ranking) > 1:
+        first = f"{best} has the {word} {objective_words(dec)} ({show(p, qid)}) of the {len(ranking)} options " \
+                f"compared{cond}."
+    else:
+        first = f"{best} is the only option compared; its {objective_words(dec)} is {show(p, qid)}" + \
+                (f" and it does {' and '.join(checked)}." if checked else ".")
+    cheapest = min((o for o in ranking if o.value is not None),
+                   key=lambda o: -o.value if dec.maximise else o.value, default=None)
+    if cheapest is not None and cheapest.device != best and cheapest.failures:
+        tag = failure_tag(cheapest.failures)
+        lost = f"{cheapest.device} would have the {word} {objective_words(dec)} " \
+               f"({show(r.pair(wid, cheapest.device), qid)}) but {failure_words(r, cheapest)}."
+        return tag, [first, lost] + physics(r, p)[1] + money(p)
+    tag, more = physics(r, p)
+    return tag, [first] + more + money(p)
+
+
+def money(p: Pair) -> list[str]:
+    """Renting against owning, and against a hosted API, where the engine prices them."""
+    v, out = p.values, []
+    if "monthly_cost_own" in v and "monthly_cost_rent" in v:
+        out.append(f"Rented around the clock this fleet costs {show(p, 'monthly_cost_rent')}; owned, "
+                   f"{show(p, 'monthly_cost_own')}.")
+        if isinstance(v.get("breakeven_utilisation"), float):
+            avg = f"; this fleet averages {show(p, 'average_utilisation')}" if "average_utilisation" in v else ""
+            out.append(breakeven_words(p, "Renting only the busy hours") + avg + ".")
+    if "api_monthly_cost" in v or "api_cost_per_million_tokens" in v:
+        cheaper = v.get("cheaper_than_api")
+        verdict = "" if cheaper is None else " — the fleet is cheaper per token" if cheaper else \
+            " — less than this fleet per token"
+        monthly = f"{show(p, 'api_monthly_cost')} at the average traffic, " if "api_monthly_cost" in v else ""
+        out.append(f"A hosted API would cost {monthly}{show(p, 'api_cost_per_million_tokens')} against "
+                   f"{show(p, 'cost_per_million_tokens')} here{verdict}.")
+    return out
+
+
+def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
+    """What limits the chosen option, by workload kind."""
+    v = p.values
+    if p.kind == "generate" and v.get("bound") in ("memory", "compute"):
+        if v["bound"] == "memory":
+            return "memory-bound", [
+                f"Decoding is memory-bound on {p.device}: each step reads {show(p, 'step_bytes')} of weights"
+                f"{' and KV cache' if 'kv_read_bytes' in v else ''} for {show(p, 'step_flops')} of work "
+                f"(intensity {show(p, 'intensity')}, below the device's ridge point of "
+                f"{show(p, 'delivered_ridge_point')} at the delivered rates), so memory bandwidth and price, not "
+                f"peak compute, decide speed and cost."]
+        return "compute-bound", [
+            f"Decoding is compute-bound on {p.device} at this batch (intensity {show(p, 'intensity')} above the "
+            f"ridge point of {show(p, 'delivered_ridge_point')} at the delivered rates): the delivered rate "
+            f"({show(p, 'delivered_rate')}) decides."]
+    if p.kind == "matmul":
+        share = v.get("transfer_share")
+        if isinstance(share, float) and share > 0.5:
+            return "link-bound", [
+                f"The host link dominates on {p.device}: moving the operands takes {show(p, 'transfer_time')} of "
+                f"the {show(p, 'total_time')} elapsed ({show(p, 'transfer_share')}); the kernel itself takes "
+                f"{show(p, 'kernel_time')}."]
+        if v.get("bound") in ("memory", "compute"):
+            return f"{v['bound']}-bound", [
+                f"On {p.device} the product is {v['bound']}-bound (intensity {show(p, 'intensity')}, ridge point "
+                f"{show(p, 'delivered_ridge_point')} at the delivered rates)."]
+        return "elapsed time", []
+    if p.kind == "forward":
+        return forward_reason(r, p)
+    if p.kind == "train":
+        if v.get("fits") is False:
+            return "does not fit", [
+                f"The training state ({show(p, 'state_bytes')}) does not fit in one {p.device}: "
+                f"{show(p, 'devices')} devices are used."]
+        return "cost", []
+    return "cost", []
+
+
+def forward_reason(r: Results, p: Pair) -> tuple[str, list[str]]:
+    target = input_text(r, f"workload.{p.workload}.targets.latency_p95")
+    others = [o for o in pairs_of(r, p.workload) if o is not p and isinstance(o.values.get("latency"), float)]
+    faster = [o for o in others if o.values["latency"] < p.values.get("latency", math.inf)]
+    out = []
+    meets = bool(target and p.values.get("meets_latency"))
+    if faster:
+        f = min(faster, key=lambda o: o.values["latency"])
+        but = f"{p.device} already meets the {target} latency target, so speed beyond it buys nothing here" \
+            if meets else f"{f.device} costs more"
+        out.append(f"{f.device} is faster ({show(f, 'latency')} against {show(p, 'latency')}), but {but}.")
+        return ("cost: the cheaper device meets the latency target" if meets else "cost"), out
+    if meets:
+        out.append(f"Its latency ({show(p, 'latency')}) meets the {target} target.")
+    return "cost", out
+
+
+def failure_tag(fails: tuple[Failure, ...]) -> str:
+    """The dominant constraint that excluded the cheapest option, in two or three words."""
+    if any(f.deployment for f in fails):
+        return "deployment"
+    if any(f.memory for f in fails):
+        return "does not fit"
+    if any(f.not_computed for f in fails):
+        return "no rate at this precision"
+    return "latency target"
+
+
+def failure_words(r: Results, option: Option) -> str:
+    """Why an option is excluded, with the engine's figures."""
+    out = []
+    for f in option.failures:
+        p = r.pair(f.workload, option.device)
+        where = f" (workload {f.workload})" if f.workload != (r.decision.workload if r.decision else None) else ""
+        if f.deployment:
+            out.append(f"cannot be had {f.requirement} (its deployment: "
+                       f"{device_deployment(r, option.device)})")
+        elif f.not_computed:
+            out.append(f"its {label(f.quantity).lower()} cannot be computed: the engine warns why "
+                       f"(e.g. no rate at this precision){where}")
+        elif f.memory:
+            need = next((q for q in ("memory_required", "state_bytes", "footprint_bytes") if q in p.values), None)
+            have = "replica_memory" if "replica_memory" in p.values else None
+            detail = f": needs {show(p, need)}" if need else ""
+            if have:
+                detail += f", has {show(p, have)}"
+            if isinstance(p.values.get("devices_to_fit"), float) and p.values["devices_to_fit"] > 1:
+                detail += f" ({show(p, 'devices_to_fit')} devices would hold it)"
+            out.append(f"does not fit in memory{detail}{where}")
+        else:
+            out.append(f"misses a latency target{target_detail(r, p)}{where}")
+    return "; ".join(out)
+
+
+def device_deployment(r: Results, did: str) -> str:
+    d = r.scenario.devices[did]
+    return ", ".join(v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")) or "not given"
+
+
+def target_detail(r: Results, p: Pair) -> str:
+    checks = (("meets_per_token", "step_time", "targets.per_token_p95", "per-token time"),
+              ("meets_ttft", "ttft_p95" if "ttft_p95" in p.values else "ttft", "targets.ttft_p95",
+               "time to first token"),
+              ("meets_latency", "latency", "targets.latency_p95", "latency"))
+    parts = [f"{what} {show(p, q)} > {input_text(r, f'workload.{p.workload}.{path}')}"
+             for flag, q, path, what in checks if p.values.get(flag) is False]
+    return f": {', '.join(parts)}" if parts else ""
+
+
+def verdict(r: Results, dec: Decision, o: Option) -> str:
+    if o.device == dec.recommendation:
+        return "recommended"
+    if o.failures:
+        return failure_words(r, o)
+    if o.value is None:
+        return f"{objective_words(dec)} not computed (an input is missing)"
+    if F.definition(dec.quantity) and F.definition(dec.quantity).unit == "s":
+        return f"slower{time_driver(r.pair(dec.workload, o.device))}"
+    word = "lower" if dec.maximise else "higher"
+    return f"{word} {objective_words(dec)}{cost_driver(r, dec, o)}"
+
+
+def time_driver(p: Pair) -> str:
+    v = p.values
+    if isinstance(v.get("transfer_share"), float) and v["transfer_share"] > 0.5:
+        return f": {show(p, 'transfer_share')} of the time on the host link"
+    if p.kind == "matmul" and "delivered_rate" in v:
+        return f": compute at {show(p, 'delivered_rate')}"
+    if p.kind == "generate" and "step_time" in v:
+        return f": {show(p, 'step_time')} per token"
+    return ""
+
+
+def cost_driver(r: Results, dec: Decision, o: Option) -> str:
+    """What makes a costlier option costlier, in its own figures."""
+    p = r.pair(dec.workload, o.device)
+    price = input_text(r, f"device.{o.device}.price")
+    if dec.quantity == "monthly_cost" and price:
+        n = show(p, "replicas") if "replicas" in p.values else show(p, "devices_needed")
+        unit = "replicas" if "replicas" in p.values else "devices"
+        return f": {n} {unit} at {price}"
+    if dec.quantity == "cost_per_million_tokens" and price:
+        return f": {show(p, 'tokens_per_s')} at {price}"
+    return ""
+
+
+def findings(r: Results) -> tuple[str, ...]:
+    """One line per workload: what limits it on each device (engine values only)."""
+    out = []
+    decided = r.decision.workload if r.decision else None
+    for wid in workload_ids(r):
+        if wid == decided:
+            continue
+        pairs = pairs_of(r, wid)
+        line = finding(r, pairs)
+        if line:
+            out.append(f"{workload_title(r, wid)}: {line}")
+    out += [line for s in r.sweeps if s.parameter == "precision" and (line := precision_finding(s))]
+    return tuple(out)
+
+
+def finding(r: Results, pairs: list[Pair]) -> str:
+    kind = pairs[0].kind
+    if kind == "generate":
+        parts = [f"{p.device} {show(p, 'step_time')} per token, {show(p, 'tokens_per_s')}"
+                 + (f", {p.values['bound']}-bound" if "bound" in p.values else "")
+                 + ("" if p.values.get("fits", True) else ", does not fit") for p in pairs]
+        return "; ".join(parts) + "."
+    if kind == "matmul":
+        return "; ".join(f"{p.device} {show(p, 'total_time')}"
+                         + (f" ({show(p, 'transfer_share')} on the host link)" if "transfer_share" in p.values
+                            else f" ({p.values['bound']}-bound)" if "bound" in p.values else "")
+                         for p in pairs) + "."
+    if kind == "forward":
+        return "; ".join(f"{p.device} {show(p, 'latency')} per request"
+                         + ("" if "meets_latency" not in p.values else
+                            " (meets the target)" if p.values["meets_latency"] else " (misses the target)")
+                         for p in pairs) + "."
+    if kind == "train":
+        return "; ".join(f"{p.device}: state {show(p, 'state_bytes')}, " + train_fit(p)
+                         + f", {show(p, 'duration')}" + (f", {show(p, 'cost')}" if "cost" in p.values else "")
+                         for p in pairs) + "."
+    if kind == "benchmark":
+        return "; ".join(f"{show(p, 'cost_per_million_tokens')} measured, "
+                         f"{show(p, 'cost_per_million_tokens_at_utilisation')} at the stated utilisation"
+                         for p in pairs) + "."
+    return ""
+
+
+def train_fit(p: Pair) -> str:
+    """Where the training state goes, in the engine's figures."""
+    v = p.values
+    used = f"{show(p, 'devices')} device{'s' if v.get('devices') != 1 else ''}"
+    if v.get("fits_one_device"):
+        return f"fits on one device ({used} used)"
+    if v.get("fits"):
+        return f"fits sharded over the {used} used"
+    return (f"does not fit on the {used} used: {show(p, 'devices_to_fit')} would hold it sharded"
+            if "devices_to_fit" in v else f"does not fit on the {used} used")
+
+
+def precision_finding(s) -> str:
+    """Weights at each precision of a precision sweep (the same on every device)."""
+    series = next(iter(s.series.values()), {})
+    q = next((q for q in ("weights_bytes", "footprint_bytes") if q in series), None)
+    if q is None:
+        return ""
+    d = F.definition(q)
+    parts = [f"{prec} {human(v, d.unit, d.display)}" for prec, v in zip(s.values, plain(series[q])) if v is not None]
+    return f"{s.workload}: weights at each precision swept: {', '.join(parts)}."
+
+
+def plain(values) -> list:
+    """Sweep series as Python scalars (the engine may hand numpy arrays)."""
+    return [scalar(v) for v in values]
+
+
+def breakeven_words(p: Pair, renting: str) -> str:
+    """Buy against rent on demand, in the engine's figure; above 100 % owning never wins."""
+    if p.values["breakeven_utilisation"] >= 1:
+        return (f"{renting} costs less than owning even at full use: owning costs "
+                f"{show(p, 'breakeven_utilisation')} of the hourly price")
+    return f"{renting} costs less than owning below {show(p, 'breakeven_utilisation')} average utilisation"
+
+
+def breakeven(r: Results) -> tuple[str, ...]:
+    """Break-even points the engine computes: compute-bound batch, and sweep crossovers."""
+    out = []
+    for p in r.pairs:
+        if isinstance(p.values.get("breakeven_utilisation"), float):
+            out.append(breakeven_words(p, f"{p.workload} on {p.device}: renting by the hour") + ".")
+        if "compute_bound_batch" in p.values:
+            b = p.values["compute_bound_batch"]
+            now = show(p, "step_tokens").replace(" tokens", "")
+            at = "never (the KV cache reads grow faster than the work)" if isinstance(b, str) else \
+                f"at batch {human(b, '')}"
+            out.append(f"{p.workload} on {p.device}: decode turns compute-bound {at}; the batch is {now}.")
+    for s in r.sweeps:
+        out += [crossover_words(c, (min(s.values), max(s.values))) for c in s.crossovers]
+    out += [crossover_words(c) for c in r.crossovers]
+    return tuple(out)
+
+
+def crossover_words(c: Crossover, swept: tuple[float, float] | None = None) -> str:
+    """A crossover in one sentence; `swept` is the swept range (none: found by the engine's own search)."""
+    where = f"{c.parameter} {number(c.at)}" if swept else f"a square size (m = n = k) of {number(c.at)}"
+    rng = f" (swept {number(swept[0])} to {number(swept[1])})" if swept else ""
+    if c.kind == "faster":
+        return f"{c.workload}: {c.faster} is faster than {c.slower} from {where}{rng}."
+    return f"{c.workload} on {c.device}: the first swept {c.parameter} where decode is compute-bound is {number(c.at)}."
