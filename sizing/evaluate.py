@@ -17,29 +17,6 @@ from .results import Crossover, Decision, Failure, Option
 from .schema import OPTIMIZER_STATE_BYTES, PRECISION_BYTES, REQUIREMENTS, Entity, Scenario, Value
 from .scenario import Sweep
 
-# Where each input role of the formulas is found: (entity, field path); "{p}" is the precision.
-DEVICE_ROLES = {
-    "compute_rate": "compute.{p}", "delivered_given": "delivered.{p}", "efficiency": "efficiency",
-    "memory": "memory", "memory_bandwidth": "memory_bandwidth", "link_bandwidth": "link.bandwidth",
-    "copy_overhead": "link.copy_overhead", "launch_overhead": "link.launch_overhead",
-    "matrix_unit": "matrix_unit", "price": "price", "cores": "cpu.cores", "fma_units": "cpu.fma_units",
-    "vector_width": "cpu.vector_width", "clock": "cpu.clock", "bandwidth_efficiency": "bandwidth_efficiency",
-    "power": "power", "reserved_discount": "costs.reserved_discount", "purchase": "costs.purchase",
-    "amortisation": "costs.amortisation", "electricity": "costs.electricity", "pue": "costs.pue",
-    "hosting": "costs.hosting",
-}
-MODEL_ROLES = {r: r for r in ("parameters", "active_parameters", "layers", "kv_heads", "head_dim",
-                               "kv_lora_rank", "qk_rope_head_dim")}
-WORKLOAD_ROLES = {
-    "m": "m", "n": "n", "k": "k", "batch": "batch", "input_tokens": "input_tokens",
-    "output_tokens": "output_tokens", "tokens": "tokens", "parameters": "parameters",
-    "peak_traffic": "traffic.peak", "utilisation": "traffic.utilisation",
-    "max_utilisation": "traffic.max_utilisation", "redundancy": "traffic.redundancy",
-    "per_token_target": "targets.per_token_p95", "ttft_target": "targets.ttft_p95",
-    "latency_target": "targets.latency_p95", "job_items": "batch_job.items", "job_tokens": "batch_job.tokens",
-    "trainable": "trainable", "average_traffic": "traffic.average", "api_output_price": "api.output_price",
-    "api_input_price": "api.input_price",
-}
 # Sweep parameters that are not a field of the same name.
 SWEEP_ALIASES = {"size": ("m", "n", "k"), "utilisation": ("traffic.utilisation",)}
 
@@ -129,15 +106,13 @@ class Binder:
 
     def pair_inputs(self, w: Entity, d: Entity | None, precision: str) -> dict[str, F.Ref]:
         refs: dict[str, F.Ref | None] = {}
-        if d is not None:
-            for role, path in DEVICE_ROLES.items():
-                refs[role] = self.add(role, d, path.format(p=precision))
-        if (mid := w.get("model")) is not None:
-            m = self.scn.models[mid]
-            for role, path in MODEL_ROLES.items():
-                refs[role] = self.add(role, m, path)
-        for role, path in WORKLOAD_ROLES.items():
-            refs[role] = self.add(role, w, path) or refs.get(role)
+        m = self.scn.models.get(w.get("model")) if w.has("model") else None
+        for ent in (d, m, w):                  # a workload's own field wins over its model's
+            if ent is None:
+                continue
+            for role, i in F.INPUTS.items():
+                if (path := i.path(ent.kind)) is not None:
+                    refs[role] = self.add(role, ent, path.format(p=precision)) or refs.get(role)
         if (role := K.get(w.get("kind")).devices_role) is not None:
             per_device = f"devices.{d.id}" if d is not None else None
             refs[role] = self.add(role, w, per_device) if per_device in w.values else self.add(role, w, "devices")
@@ -218,7 +193,7 @@ def scalar(v: Any) -> Any:
     if isinstance(v, (np.bool_, bool)):
         return bool(v)
     if isinstance(v, (np.floating, np.integer, int, float)):
-        return float(v)
+        return None if math.isnan(v) else float(v)      # no value (e.g. never compute-bound)
     if isinstance(v, np.ndarray) and v.shape == ():
         return scalar(v.item())
     return v
@@ -310,7 +285,8 @@ def warnings(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
             if not (isinstance(x.expr, F.Missing) and x.d.warn and x.expr.names
                     and x.expr.names <= set(x.d.warn_on)):
                 continue
-            ent = d if x.expr.names & set(DEVICE_ROLES) else scn.models.get(w.get("model"), w)
+            device_roles = {r for r in x.expr.names if r in F.INPUTS and F.INPUTS[r].path("device")}
+            ent = d if device_roles else scn.models.get(w.get("model"), w)
             if (ent.id, x.d.warn) in seen:
                 continue
             seen.add((ent.id, x.d.warn))

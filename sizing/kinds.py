@@ -7,13 +7,11 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Memory:
-    """How a kind's memory need is compared with capacity: the need, its parts, and the capacity quantity
-    (or the device's `memory` input when `capacity` is None)."""
+    """How a kind's memory is drawn: the parts stacked to make the need of its `fits` check, which names
+    the need and the capacity it is held against (formulas/definitions.py)."""
 
-    need: str
-    parts: tuple[tuple[str, str], ...]       # (label, quantity id) stacked to make the need
-    capacity: str | None = None
-    capacity_label: str = "device memory"
+    parts: tuple[tuple[str, str], ...]       # (label, quantity id)
+    check: str = "fits"
 
 
 @dataclass(frozen=True)
@@ -56,8 +54,7 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
          swept=("step_time", "tokens_per_s_per_user", "tokens_per_s", "cost_per_million_tokens", "fits"),
          swept_precision=("weights_bytes", "memory_required", "fits", "step_time", "tokens_per_s",
                           "cost_per_million_tokens"),
-         memory=Memory("memory_required", (("weights", "weights_bytes"), ("KV cache", "kv_cache_bytes")),
-                       "replica_memory", "memory of one replica"),
+         memory=Memory((("weights", "weights_bytes"), ("KV cache", "kv_cache_bytes"))),
          roofline=True, roofline_point="the decode step", cost_per_unit="cost_per_million_tokens",
          default_utilisation=True),
     Kind("forward", "single forward pass", default_precision="fp32",
@@ -68,15 +65,14 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
                    "meets_targets", "batch_job_time", "batch_job_cost"),
          swept=("latency", "requests_per_s", "footprint_bytes", "fits"),
          swept_precision=("footprint_bytes", "fits", "latency", "requests_per_s"),
-         memory=Memory("footprint_bytes", (("weights", "footprint_bytes"),)),
+         memory=Memory((("weights", "footprint_bytes"),)),
          cost_per_unit="cost_per_million_requests", default_utilisation=True),
     Kind("train", "training", default_precision="bf16", devices_role="train_devices",
          objectives={"latency": "duration", "cost": "cost"},
          key_figures=("state_bytes", "fits", "devices", "duration", "cost"),
          headline=("state_bytes", "fits", "devices_to_fit", "devices", "duration", "cost"),
          swept=("duration", "state_bytes", "fits"),
-         memory=Memory("state_bytes", (("training state (frozen weights included)", "state_bytes"),),
-                       "train_memory", "memory of the devices used")),
+         memory=Memory((("training state (frozen weights included)", "state_bytes"),))),
     Kind("benchmark", "benchmark record", workload=False,
          headline=("cost_per_million_tokens", "effective_throughput", "cost_per_million_tokens_at_utilisation")),
 )}

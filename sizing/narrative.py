@@ -49,6 +49,19 @@ def used_keys(pairs: list[Pair]) -> set[str]:
     return {ref.key for p in pairs for x in p.present() for ref in F.refs(x.expr)}
 
 
+def held_against(r: Results, p: Pair, check: str) -> tuple[float, float | None, str, str] | None:
+    """A memory check's need and capacity for a pair: (need, capacity, need text, capacity text), from the
+    quantities its definition compares; a capacity that is not a quantity is the device's `memory` input."""
+    d = F.definition(check, p.kind)
+    if d is None or d.compares is None or not isinstance(p.values.get(d.compares[0]), float):
+        return None
+    need, cap = d.compares
+    if cap in p.values:
+        return p.values[need], p.values[cap], show(p, need), show(p, cap)
+    i = r.inputs.get(f"device.{p.device}.{cap}")
+    return p.values[need], (i.value.value if i else None), show(p, need), (i.value.text if i else "–")
+
+
 def input_text(r: Results, key: str) -> str | None:
     i = r.inputs.get(key)
     return i.value.text if i else None
@@ -233,11 +246,8 @@ def failure_words(r: Results, option: Option) -> str:
             out.append(f"its {label(f.quantity).lower()} cannot be computed: the engine warns why "
                        f"(e.g. no rate at this precision){where}")
         elif f.memory:
-            need = next((q for q in ("memory_required", "state_bytes", "footprint_bytes") if q in p.values), None)
-            have = "replica_memory" if "replica_memory" in p.values else None
-            detail = f": needs {show(p, need)}" if need else ""
-            if have:
-                detail += f", has {show(p, have)}"
+            held = held_against(r, p, f.quantity)
+            detail = f": needs {held[2]}, has {held[3]}" if held else ""
             if isinstance(p.values.get("devices_to_fit"), float) and p.values["devices_to_fit"] > 1:
                 detail += f" ({show(p, 'devices_to_fit')} devices would hold it)"
             out.append(f"does not fit in memory{detail}{where}")
@@ -386,7 +396,7 @@ def breakeven(r: Results) -> tuple[str, ...]:
         if "compute_bound_batch" in p.values:
             b = p.values["compute_bound_batch"]
             now = show(p, "step_tokens").replace(" tokens", "")
-            at = "never (the KV cache reads grow faster than the work)" if isinstance(b, str) else \
+            at = "never (the KV cache reads grow faster than the work)" if b is None else \
                 f"at batch {human(b, '')}"
             out.append(f"{p.workload} on {p.device}: decode turns compute-bound {at}; the batch is {now}.")
     for s in r.sweeps:

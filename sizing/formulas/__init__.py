@@ -2,7 +2,7 @@
 
 from . import definitions  # noqa: F401  (registers the quantities)
 from .expr import Const, Expr, Missing, Ref, evaluate, refs, to_excel, to_text
-from .graph import COMPARISONS, INPUTS, NA, QUANTITIES, Planned, definition, plan, quantity_defs
+from .graph import COMPARISONS, INPUTS, NA, QUANTITIES, TEXT_INPUTS, Planned, definition, plan, quantity_defs
 
-__all__ = ["COMPARISONS", "Const", "Expr", "INPUTS", "Missing", "NA", "Planned", "QUANTITIES", "Ref",
+__all__ = ["COMPARISONS", "Const", "Expr", "INPUTS", "Missing", "NA", "Planned", "QUANTITIES", "Ref", "TEXT_INPUTS",
            "definition", "evaluate", "plan", "quantity_defs", "refs", "to_excel", "to_text"]

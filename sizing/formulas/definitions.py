@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .expr import (TAIL, TINY, Const, Missing, all_present, ceil, erlang_c, first_present, fleet_search, floor,
+from .expr import (TAIL, TINY, Const, Missing, all_present, nothing, ceil, erlang_c, first_present, fleet_search, floor,
                    ln, maximum, min_present, minimum, sum_present, where)
-from .graph import ALL, NA, comparison, inp, quantity
+from .graph import ALL, NA, comparison, inp, quantity, text_input
 
 # Unit factors: literals that carry a unit so that the pint check sees them.
 FLOP_PER_MAC = Const(2, "FLOP")                 # one multiply-add = 2 FLOPs
@@ -27,65 +27,80 @@ def roofline_time(compute, memory):
 
 
 # -- inputs ---------------------------------------------------------------------------------
-inp("compute_rate", "FLOP/s", "peak dense rate at the workload's precision")
-inp("delivered_given", "FLOP/s", "delivered rate at the workload's precision, as given")
-inp("efficiency", "", "delivered / peak where no delivered rate is given")
-inp("memory", "byte", "device memory capacity")
-inp("memory_bandwidth", "byte/s", "device memory bandwidth")
-inp("link_bandwidth", "byte/s", "host link bandwidth per direction")
-inp("copy_overhead", "s", "fixed time per copy over the link")
-inp("launch_overhead", "s", "fixed time to launch a kernel")
-inp("matrix_unit", "", "matrix unit tile edge")
-inp("price", "USD/s", "rental price per device")
-inp("cores", "", "CPU cores")
-inp("fma_units", "", "vector FMA units per core")
-inp("vector_width", "byte", "vector register width")
-inp("clock", "1/s", "CPU clock")
-inp("bytes_per_value", "byte", "bytes per value at the workload's precision")
-inp("kv_bytes_per_value", "byte", "bytes per KV cache value")
-inp("m", "", "rows of A and C")
-inp("n", "", "columns of B and C")
-inp("k", "", "inner dimension")
-inp("parameters", "", "model parameters")
-inp("active_parameters", "", "parameters used per token (mixture-of-experts)")
-inp("layers", "", "transformer layers")
-inp("kv_heads", "", "key/value heads")
-inp("head_dim", "", "dimension per head")
-inp("kv_lora_rank", "", "latent KV rank (multi-head latent attention)")
-inp("qk_rope_head_dim", "", "decoupled RoPE key dimension (multi-head latent attention)")
-inp("batch", "", "sequences decoded together")
-inp("input_tokens", "token", "prompt tokens per request")
-inp("output_tokens", "token", "generated tokens per request")
-inp("tokens", "token", "tokens per request (forward) or training tokens (train)")
-inp("peak_traffic", "request/s", "peak arrival rate")
-inp("utilisation", "", "average busy fraction of the devices")
-inp("max_utilisation", "", "highest planned utilisation at the peak")
-inp("redundancy", "", "extra replicas beyond the peak's need")
-inp("per_token_target", "s", "per-token time target (p95)")
-inp("ttft_target", "s", "time to first token target (p95)")
-inp("latency_target", "s", "request latency target (p95)")
-inp("job_items", "", "items in the bulk job")
-inp("job_tokens", "token", "tokens per item of the bulk job")
-inp("state_bytes_per_parameter", "byte", "training state bytes per trainable parameter")
-inp("trainable", "", "trainable share of the parameters (LoRA)")
-inp("train_devices", "", "devices used for training")
-inp("replica_devices", "", "devices serving one replica together (tensor parallel)")
-inp("bandwidth_efficiency", "", "delivered / peak memory bandwidth")
-inp("power", "W", "power draw of the device")
-inp("reserved_discount", "", "committed-use discount on the hourly price")
-inp("purchase", "USD", "purchase price per device")
-inp("amortisation", "s", "period over which the purchase is written off")
-inp("electricity", "USD/J", "electricity price")
-inp("pue", "", "power usage effectiveness of the data centre")
-inp("hosting", "USD/s", "hosting cost per device")
-inp("average_traffic", "request/s", "average arrival rate")
-inp("api_output_price", "USD/token", "hosted API price per output token")
-inp("api_input_price", "USD/token", "hosted API price per input token")
-inp("prediction", "token/s", "the scenario's prediction for the recorded configuration")
-inp("efficiency_now", "", "the device's compute efficiency in the scenario")
-inp("bandwidth_efficiency_now", "", "the device's bandwidth efficiency in the scenario")
+# Each input names the scenario field it is read from (device=, model=, workload=; "{p}" is the
+# workload's precision; a workload field wins over the model's), whether it is an assumption a
+# sensitivity analysis may move (structure and choices are not), and whether it is a fraction.
+inp("compute_rate", "FLOP/s", "peak dense rate at the workload's precision", device="compute.{p}")
+inp("delivered_given", "FLOP/s", "delivered rate at the workload's precision, as given", device="delivered.{p}")
+inp("efficiency", "", "delivered / peak where no delivered rate is given", device="efficiency", fraction=True)
+inp("memory", "byte", "device memory capacity", device="memory")
+inp("memory_bandwidth", "byte/s", "device memory bandwidth", device="memory_bandwidth")
+inp("link_bandwidth", "byte/s", "host link bandwidth per direction", device="link.bandwidth")
+inp("copy_overhead", "s", "fixed time per copy over the link", device="link.copy_overhead")
+inp("launch_overhead", "s", "fixed time to launch a kernel", device="link.launch_overhead")
+inp("matrix_unit", "", "matrix unit tile edge", device="matrix_unit", assumption=False)
+inp("price", "USD/s", "rental price per device", device="price")
+inp("cores", "", "CPU cores", device="cpu.cores", assumption=False)
+inp("fma_units", "", "vector FMA units per core", device="cpu.fma_units", assumption=False)
+inp("vector_width", "byte", "vector register width", device="cpu.vector_width", assumption=False)
+inp("clock", "1/s", "CPU clock", device="cpu.clock")
+inp("bandwidth_efficiency", "", "delivered / peak memory bandwidth", device="bandwidth_efficiency", fraction=True)
+inp("power", "W", "power draw of the device", device="power")
+inp("reserved_discount", "", "committed-use discount on the hourly price", device="costs.reserved_discount",
+    fraction=True)
+inp("purchase", "USD", "purchase price per device", device="costs.purchase")
+inp("amortisation", "s", "period over which the purchase is written off", device="costs.amortisation")
+inp("electricity", "USD/J", "electricity price", device="costs.electricity")
+inp("pue", "", "power usage effectiveness of the data centre", device="costs.pue")
+inp("hosting", "USD/s", "hosting cost per device", device="costs.hosting")
+inp("parameters", "", "model parameters", model="parameters", workload="parameters")
+inp("active_parameters", "", "parameters used per token (mixture-of-experts)", model="active_parameters")
+inp("layers", "", "transformer layers", model="layers", assumption=False)
+inp("kv_heads", "", "key/value heads", model="kv_heads", assumption=False)
+inp("head_dim", "", "dimension per head", model="head_dim", assumption=False)
+inp("kv_lora_rank", "", "latent KV rank (multi-head latent attention)", model="kv_lora_rank", assumption=False)
+inp("qk_rope_head_dim", "", "decoupled RoPE key dimension (multi-head latent attention)", model="qk_rope_head_dim",
+    assumption=False)
+inp("m", "", "rows of A and C", workload="m")
+inp("n", "", "columns of B and C", workload="n")
+inp("k", "", "inner dimension", workload="k")
+inp("batch", "", "sequences decoded together", workload="batch")
+inp("input_tokens", "token", "prompt tokens per request", workload="input_tokens")
+inp("output_tokens", "token", "generated tokens per request", workload="output_tokens")
+inp("tokens", "token", "tokens per request (forward) or training tokens (train)", workload="tokens")
+inp("peak_traffic", "request/s", "peak arrival rate", workload="traffic.peak")
+inp("average_traffic", "request/s", "average arrival rate", workload="traffic.average")
+inp("utilisation", "", "average busy fraction of the devices", workload="traffic.utilisation", fraction=True)
+inp("max_utilisation", "", "highest planned utilisation at the peak", workload="traffic.max_utilisation",
+    fraction=True)
+inp("redundancy", "", "extra replicas beyond the peak's need", workload="traffic.redundancy", assumption=False)
+inp("per_token_target", "s", "per-token time target (p95)", workload="targets.per_token_p95")
+inp("ttft_target", "s", "time to first token target (p95)", workload="targets.ttft_p95")
+inp("latency_target", "s", "request latency target (p95)", workload="targets.latency_p95")
+inp("job_items", "", "items in the bulk job", workload="batch_job.items")
+inp("job_tokens", "token", "tokens per item of the bulk job", workload="batch_job.tokens")
+inp("trainable", "", "trainable share of the parameters (LoRA)", workload="trainable", fraction=True)
+inp("api_output_price", "USD/token", "hosted API price per output token", workload="api.output_price")
+inp("api_input_price", "USD/token", "hosted API price per input token", workload="api.input_price")
+# `devices` of a workload: the replica's devices when serving, the devices used when training (kinds.py).
+inp("train_devices", "", "devices used for training", assumption=False)
+inp("replica_devices", "", "devices serving one replica together (tensor parallel)", assumption=False)
+# Values that follow from a choice (precision, optimizer).
+inp("bytes_per_value", "byte", "bytes per value at the workload's precision", assumption=False)
+inp("kv_bytes_per_value", "byte", "bytes per KV cache value", assumption=False)
+inp("state_bytes_per_parameter", "byte", "training state bytes per trainable parameter", assumption=False)
+# Benchmark records, and a record's tie to the scenario's prediction of it.
 inp("measured_throughput", "token/s", "measured output tokens per second")
 inp("measured_price", "USD/s", "price per device-hour as recorded")
+inp("prediction", "token/s", "the scenario's prediction for the recorded configuration", assumption=False)
+inp("efficiency_now", "", "the device's compute efficiency in the scenario", fraction=True)
+inp("bandwidth_efficiency_now", "", "the device's bandwidth efficiency in the scenario", fraction=True)
+# Text inputs: choices the definitions branch on.
+text_input("precision", "numeric precision of the workload")
+text_input("operands", "where a matrix product's operands live: host or device")
+text_input("method", "training method: full or lora")
+text_input("device_kind", "device class: cpu, gpu, tpu, npu or accelerator")
+text_input("deployment", "where the device can be had: cloud, on-prem, edge")
 
 # -- device ---------------------------------------------------------------------------------
 @quantity(ALL, "cpu_peak_rate", "FLOP/s",
@@ -123,7 +138,7 @@ def available(where: str):
 for _where in ("cloud", "on-prem", "edge"):
     _id = f"available_{_where.replace('-', '_')}"
     quantity(ALL, _id, "", f"the device can be had {_where} (its deployment list)",
-             label=f"Available {_where}")(available(_where))
+             label=f"Available {_where}", type="check")(available(_where))
 
 
 @quantity(ALL, "delivered_ridge_point", "FLOP/byte",
@@ -204,7 +219,7 @@ def mm_attainable(q):
 
 @quantity("matmul", "bound", "",
           "which roof limits at the delivered rates: memory when the memory time is the longer, else compute",
-          label="Bound by")
+          label="Bound by", type="label")
 def mm_bound(q):
     return where(q.memory_time >= q.compute_time, "memory", "compute")
 
@@ -320,7 +335,7 @@ def gen_replica_memory(q):
     return q.replica_devices * q.memory
 
 
-@quantity("generate", "fits", "", "memory required ≤ memory of the replica", label="Fits in memory")
+@quantity("generate", "fits", "", "memory required ≤ memory of the replica", label="Fits in memory", type="check", compares=("memory_required", "replica_memory"), requirement=True)
 def gen_fits(q):
     return q.memory_required <= q.replica_memory
 
@@ -403,7 +418,7 @@ def gen_step_time(q):
     return roofline_time(q.step_compute_time, q.step_memory_time)
 
 
-@quantity("generate", "bound", "", "which roof limits the decode step", label="Bound by")
+@quantity("generate", "bound", "", "which roof limits the decode step", label="Bound by", type="label")
 def gen_bound(q):
     return where(q.step_memory_time >= q.step_compute_time, "memory", "compute")
 
@@ -430,7 +445,7 @@ def gen_compute_bound_batch(q):
         return q.weights_bytes / q.delivered_bandwidth / per_seq_flops_time
     per_seq_kv_time = q.kv_read_per_sequence / q.delivered_bandwidth
     gain = per_seq_flops_time - per_seq_kv_time
-    return where(gain > 0, q.weights_bytes / q.delivered_bandwidth / gain, "never")
+    return where(gain > 0, q.weights_bytes / q.delivered_bandwidth / gain, nothing())   # none: never
 
 
 @quantity("generate", "best_batch", "",
@@ -573,18 +588,18 @@ def gen_response_p95(q):
     return q.request_latency + q.queue_wait_p95
 
 
-@quantity("generate", "meets_per_token", "", "step time ≤ per-token target", label="Meets per-token target")
+@quantity("generate", "meets_per_token", "", "step time ≤ per-token target", label="Meets per-token target", type="check", requirement=True)
 def gen_meets_per_token(q):
     return q.step_time <= q.per_token_target
 
 
 @quantity("generate", "meets_ttft", "", "time to first token (with queueing at the peak) ≤ target",
-          label="Meets time-to-first-token target")
+          label="Meets time-to-first-token target", type="check", requirement=True)
 def gen_meets_ttft(q):
     return first_present(q.ttft_p95, q.ttft) <= q.ttft_target
 
 
-@quantity("generate", "meets_targets", "", "every latency target given is met", label="Meets latency targets")
+@quantity("generate", "meets_targets", "", "every latency target given is met", label="Meets latency targets", type="check", requirement=True)
 def gen_meets_targets(q):
     return all_present(q.meets_per_token, q.meets_ttft)
 
@@ -652,7 +667,7 @@ def gen_api_monthly(q):
 
 
 @quantity("generate", "cheaper_than_api", "", "own fleet's cost per million tokens ≤ the API's",
-          label="Cheaper than the hosted API")
+          label="Cheaper than the hosted API", type="check")
 def gen_cheaper_than_api(q):
     return q.cost_per_million_tokens <= q.api_cost_per_million_tokens
 
@@ -663,7 +678,7 @@ def fw_footprint(q):
     return q.parameters * q.bytes_per_value
 
 
-@quantity("forward", "fits", "", "footprint ≤ device memory", label="Fits in memory")
+@quantity("forward", "fits", "", "footprint ≤ device memory", label="Fits in memory", type="check", compares=("footprint_bytes", "memory"), requirement=True)
 def fw_fits(q):
     return q.footprint_bytes <= q.memory
 
@@ -728,12 +743,12 @@ def fw_monthly_cost(q):
 
 
 @quantity("forward", "meets_latency", "", "latency (with queueing at the peak) ≤ target",
-          label="Meets latency target")
+          label="Meets latency target", type="check", requirement=True)
 def fw_meets_latency(q):
     return first_present(q.response_p95, q.latency) <= q.latency_target
 
 
-@quantity("forward", "meets_targets", "", "every latency target given is met", label="Meets latency targets")
+@quantity("forward", "meets_targets", "", "every latency target given is met", label="Meets latency targets", type="check", requirement=True)
 def fw_meets_targets(q):
     return q.meets_latency
 
@@ -793,7 +808,7 @@ def tr_state(q):
 
 
 @quantity("train", "fits_one_device", "", "state ≤ one device's memory (activations not counted)",
-          label="Fits on one device")
+          label="Fits on one device", type="check", compares=("state_bytes", "memory"))
 def tr_fits_one_device(q):
     return q.state_bytes <= q.memory
 
@@ -808,10 +823,16 @@ def tr_devices(q):
     return first_present(q.train_devices, q.devices_to_fit)
 
 
+@quantity("train", "train_memory", "byte", "memory of the devices used: devices × device memory", display="GB",
+          label="Memory of the devices used")
+def tr_memory(q):
+    return q.memory * q.devices
+
+
 @quantity("train", "fits", "", "state, sharded evenly over the devices used, ≤ their memory",
-          label="Fits in memory (sharded)")
+          label="Fits in memory (sharded)", type="check", compares=("state_bytes", "train_memory"), requirement=True)
 def tr_fits(q):
-    return q.state_bytes <= q.memory * q.devices
+    return q.state_bytes <= q.train_memory
 
 
 @quantity("train", "flops", "FLOP",

@@ -69,6 +69,14 @@ class Missing(Expr):
         return Missing(self.names | other.names) if isinstance(other, Missing) else self
 
 
+NOTHING_TEXT = "none"
+
+
+def nothing() -> Const:
+    """No value (e.g. a batch that never turns compute-bound): NaN in Python, a blank in the spreadsheet."""
+    return Const(math.nan)
+
+
 def wrap(x: Any) -> Expr:
     return x if isinstance(x, Expr) else Const(x)
 
@@ -311,6 +319,8 @@ def to_excel(e: Expr, name: Callable[[Ref], str], parent: int = -1) -> str:
     if isinstance(e, Const):
         if isinstance(e.value, str):
             return '"' + e.value.replace('"', '""') + '"'
+        if isinstance(e.value, float) and math.isnan(e.value):
+            return '""'
         return excel_number(e.value)
     if isinstance(e, BinOp):
         p = PRECEDENCE[e.op]
@@ -344,6 +354,8 @@ def to_text(e: Expr, parent: int = -1) -> str:
         if isinstance(e.value, str):
             return f'"{e.value}"'
         v = e.value
+        if isinstance(v, float) and math.isnan(v):
+            return NOTHING_TEXT
         s = f"{v:g}" if not float(v).is_integer() or abs(v) >= 1e6 else str(int(v))
         return f"{s} {e.unit}".strip() if e.unit else s
     if isinstance(e, BinOp):

@@ -12,11 +12,18 @@ ALL = "*"
 
 @dataclass(frozen=True)
 class InputDef:
-    """An input role the formulas read, with its SI unit and meaning."""
+    """An input role the formulas read: its SI unit, meaning, and the scenario fields it is read from."""
 
     role: str
     unit: str
     description: str
+    fields: tuple[tuple[str, str], ...] = ()   # (entity kind, field path); later ones win; "{p}" = precision
+    assumption: bool = True                     # an estimate a sensitivity analysis may move
+    fraction: bool = False                      # between 0 and 1 (capped at 100 % when moved up)
+
+    def path(self, entity: str) -> str | None:
+        """The field path this input is read from on an entity of that kind (None: not read from it)."""
+        return next((p for e, p in self.fields if e == entity), None)
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,14 @@ class QuantityDef:
     warn_on: tuple[str, ...] = () # ... of one of these
     maximise: bool = False        # larger is better when ranking
     label: str | None = None      # what a person calls it, for reports
+    type: str = "number"          # number | check (true/false) | label (a word, e.g. memory or compute)
+    compares: tuple[str, str] | None = None   # a memory check: (the need, the capacity it is held against);
+                                               # a capacity that is not a quantity is the device input `memory`
+    requirement: bool = False     # a check an option must pass to run as planned (fits, meets a target)
+
+    @property
+    def check(self) -> bool:
+        return self.type == "check"
 
 
 @dataclass(frozen=True)
@@ -48,23 +63,34 @@ class Comparison:
 
 
 INPUTS: dict[str, InputDef] = {}
+TEXT_INPUTS: dict[str, str] = {}             # text inputs (choices the definitions branch on) and their meaning
 QUANTITIES: list[QuantityDef] = []
 COMPARISONS: list[Comparison] = []
 NA = Missing(frozenset())        # "does not apply here", as opposed to a missing input
 
 
-def inp(role: str, unit: str, description: str) -> None:
-    INPUTS[role] = InputDef(role, unit, description)
+def inp(role: str, unit: str, description: str, *, device: str | None = None, model: str | None = None,
+        workload: str | None = None, assumption: bool = True, fraction: bool = False) -> None:
+    """Declare an input role; device/model/workload name the field it is read from on that entity."""
+    fields = tuple((e, p) for e, p in (("device", device), ("model", model), ("workload", workload)) if p)
+    INPUTS[role] = InputDef(role, unit, description, fields, assumption, fraction)
+
+
+def text_input(name: str, description: str) -> None:
+    TEXT_INPUTS[name] = description
 
 
 def quantity(kinds, id: str, unit: str, description: str, *, display: str | None = None,
              warn: str | None = None, warn_on: tuple[str, ...] = (), maximise: bool = False,
-             label: str | None = None):
+             label: str | None = None, type: str = "number", compares: tuple[str, str] | None = None,
+             requirement: bool = False):
     """Register the decorated function as the definition of quantity `id`."""
     kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+    assert type in ("number", "check", "label"), type
 
     def register(fn):
-        QUANTITIES.append(QuantityDef(id, unit, description, kinds, fn, display, warn, warn_on, maximise, label))
+        QUANTITIES.append(QuantityDef(id, unit, description, kinds, fn, display, warn, warn_on, maximise, label,
+                                      type, compares, requirement))
         return fn
     return register
 
@@ -116,6 +142,8 @@ class Space:
         return not isinstance(getattr(self, name), Missing)
 
     def text(self, name: str) -> str | None:
+        if name not in TEXT_INPUTS:
+            raise AttributeError(f"no text input named {name!r}")
         return self._texts.get(name)
 
 

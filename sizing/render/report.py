@@ -17,7 +17,7 @@ from ..evaluate import Pair, Results, decide_each, sweep_paths, what_if
 from ..formulas.graph import QuantityDef
 from ..output import build_datetime
 from ..scenario import sha256
-from ..narrative import (breakeven, defs, device_name, findings, fleet_words, label, objective_words,
+from ..narrative import (breakeven, defs, device_name, findings, fleet_words, held_against, label, objective_words,
                          pairs_of, plain, show, used_keys, verdict, why, workload_ids, workload_title)
 from . import charts
 from .format import human, number
@@ -30,12 +30,6 @@ SENSITIVITY = (0.75, 1.25)         # each assumption moved -25 % and +25 %
 TORNADO_ROWS = 12
 FLIPS_SHOWN = 6                    # changes that alter the recommendation, listed on the first page
 UTILISATION_GRID = np.linspace(0.05, 1.0, 96)
-# Fractions are capped at 100 % when moved up.
-FRACTIONS = {"efficiency", "bandwidth_efficiency", "utilisation", "max_utilisation", "trainable", "reserved_discount"}
-# Inputs that are choices or structure rather than assumptions to nudge by a quarter.
-NOT_ASSUMPTIONS = {"bytes_per_value", "kv_bytes_per_value", "state_bytes_per_parameter", "redundancy",
-                   "replica_devices", "train_devices", "matrix_unit", "layers", "kv_heads", "head_dim",
-                   "kv_lora_rank", "qk_rope_head_dim", "cores", "fma_units", "vector_width"}
 
 
 # -- the context the template receives -------------------------------------------------------------------
@@ -449,24 +443,18 @@ def roofline_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
 
 
 def memory_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
+    """Each device's memory need, in its parts, against the capacity its `fits` check compares it with."""
     col = colours(r)
+    memory = K.get(pairs[0].kind).memory
     bars = []
     for p in pairs:
-        v = p.values
-        mem = r.inputs.get(f"device.{p.device}.memory")
-        if p.kind == "generate" and "weights_bytes" in v:
-            parts = (("weights", v["weights_bytes"]),) + ((("KV cache", v["kv_cache_bytes"]),)
-                                                          if "kv_cache_bytes" in v else ())
-            bars.append(charts.Bar(p.device, col[p.device], parts, v.get("replica_memory")))
-        elif p.kind == "train" and "state_bytes" in v:
-            parts = (("training state (frozen weights included)", v["state_bytes"]),)
-            bars.append(charts.Bar(p.device, col[p.device], parts, mem.value.value if mem else None))
-        elif p.kind == "forward" and "footprint_bytes" in v:
-            bars.append(charts.Bar(p.device, col[p.device], (("weights", v["footprint_bytes"]),),
-                                   mem.value.value if mem else None))
+        parts = tuple((words, p.values[q]) for words, q in memory.parts if isinstance(p.values.get(q), float))
+        if parts:
+            held = held_against(r, p, memory.check)
+            bars.append(charts.Bar(p.device, col[p.device], parts, held[1] if held else None))
     if not bars:
         return None
-    return Chart(f"Memory of {wid} against each device's capacity (black mark).",
+    return Chart(f"Memory of {wid} against each device's capacity as its fit check counts it (black mark).",
                  charts.memory(f"Memory: {wid}", bars))
 
 
@@ -563,7 +551,7 @@ def utilisation_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
 def assumptions(r: Results, wid: str) -> list[str]:
     """Input keys read by the decision workload that are numeric assumptions."""
     used = used_keys(pairs_of(r, wid))
-    return [k for k, i in r.inputs.items() if k in used and i.role not in NOT_ASSUMPTIONS
+    return [k for k, i in r.inputs.items() if k in used and F.INPUTS[i.role].assumption
             and isinstance(i.value.value, (int, float)) and not isinstance(i.value.value, bool)]
 
 
@@ -571,7 +559,7 @@ def nudged(r: Results, key: str, factor: float) -> float | None:
     """The input moved by the factor (fractions capped at 100 %, counts kept whole); None when that changes nothing."""
     i = r.inputs[key]
     v = i.value.value * factor
-    if i.role in FRACTIONS:
+    if F.INPUTS[i.role].fraction:
         v = min(v, 1.0)
     if isinstance(i.value.value, int):          # a batch of 7.5 sequences is not an assumption anyone makes
         v = float(max(1, round(v)))

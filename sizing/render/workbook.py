@@ -40,7 +40,6 @@ RECOMMENDATION = "decision.recommendation"
 ENTITY_PREFIX = {"device": "dev", "model": "model", "workload": "wl", "benchmark": "rec"}
 ENTITY_ORDER = ("device", "model", "workload", "benchmark")
 
-REQUIREMENT_IDS = ("fits", "meets_per_token", "meets_ttft", "meets_latency", "meets_targets")
 # Inputs derived from a choice (precision, optimizer) take one of these values.
 CHOICES = {"bytes_per_value": tuple(sorted(set(S.PRECISION_BYTES.values()))),
            "kv_bytes_per_value": tuple(sorted(set(S.PRECISION_BYTES.values()))),
@@ -562,7 +561,7 @@ def checks_sheet(b: Book, ws: Worksheet) -> None:
     req_first = row
     for p in b.r.pairs:
         for x in p.present():
-            if x.d.id in REQUIREMENT_IDS:
+            if x.d.requirement:
                 put_text(ws, row, 1, f"{x.d.id}: {x.d.description}")
                 put_text(ws, row, 2, f"{p.workload} on {p.device}")
                 put(ws, row, 3, b.formula(F.Ref(x.key, x.d.id)))
