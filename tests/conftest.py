@@ -60,3 +60,10 @@ def recalc(tmp_path_factory: pytest.TempPathFactory) -> Recalculator:
     (profile / "user").mkdir()
     (profile / "user" / "registrymodifications.xcu").write_text(RECALC_PROFILE, encoding="utf-8")
     return Recalculator(soffice, profile, tmp_path_factory)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """LibreOffice recalculations and PDF renders are the slow tier (`pytest -m "not slow"` skips them)."""
+    for item in items:
+        if "recalc" in getattr(item, "fixturenames", ()) or item.module.__name__.endswith("test_report"):
+            item.add_marker(pytest.mark.slow)

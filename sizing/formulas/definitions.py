@@ -194,7 +194,7 @@ def mm_flops(q):
     return FLOP_PER_MAC * q.m * q.n * q.k
 
 
-@quantity("matmul", "macs", "", "multiply-accumulates: m n k", label="Multiply-accumulates")
+@quantity("matmul", "macs", "", "multiply-accumulates: m n k", label="Multiply-accumulates", count=True)
 def mm_macs(q):
     return q.m * q.n * q.k
 
@@ -335,7 +335,8 @@ def gen_replica_memory(q):
     return q.replica_devices * q.memory
 
 
-@quantity("generate", "fits", "", "memory required ≤ memory of the replica", label="Fits in memory", type="check", compares=("memory_required", "replica_memory"), requirement=True)
+@quantity("generate", "fits", "", "memory required ≤ memory of the replica", label="Fits in memory",
+          type="check", compares=("memory_required", "replica_memory"), requirement=True)
 def gen_fits(q):
     return q.memory_required <= q.replica_memory
 
@@ -346,13 +347,13 @@ def gen_headroom(q):
 
 
 @quantity("generate", "max_batch", "", "largest batch whose KV cache fits beside the weights", maximise=True,
-          label="Largest batch that fits")
+          label="Largest batch that fits", count=True)
 def gen_max_batch(q):
     return maximum(0, floor((q.replica_memory - q.weights_bytes) / (q.context_tokens * q.kv_bytes_per_token)))
 
 
 @quantity("generate", "devices_to_fit", "", "devices needed to hold the weights and the KV cache",
-          label="Devices to fit")
+          label="Devices to fit", count=True)
 def gen_devices_to_fit(q):
     return ceil(q.memory_required / q.memory)
 
@@ -450,7 +451,7 @@ def gen_compute_bound_batch(q):
 
 @quantity("generate", "best_batch", "",
           "largest batch (most tokens/s) whose decode step meets the per-token target and whose KV cache fits",
-          label="Best batch within the per-token target")
+          label="Best batch within the per-token target", count=True)
 def gen_best_batch(q):
     budget = q.per_token_target * q.replica_devices
     by_compute = budget * q.delivered_rate / (FLOP_PER_PARAM_TOKEN * used_parameters(q) * TOKEN)
@@ -503,7 +504,8 @@ def gen_requests_per_s(q):
     return q.tokens_per_s / q.output_tokens * REQUEST
 
 
-@quantity("generate", "slots", "", "requests one replica serves at once: the batch", label="Requests served at once")
+@quantity("generate", "slots", "", "requests one replica serves at once: the batch",
+          label="Requests served at once", count=True)
 def gen_slots(q):
     return q.batch
 
@@ -512,7 +514,7 @@ TRAFFIC = ("generate", "forward")
 
 
 @quantity(TRAFFIC, "servers_for_peak", "", "replicas for the peak at the maximum utilisation (no redundancy)",
-          label="Replicas for the peak at the maximum utilisation")
+          label="Replicas for the peak at the maximum utilisation", count=True)
 def servers_for_peak(q):
     return ceil(q.peak_traffic / (q.requests_per_s * q.max_utilisation))
 
@@ -525,7 +527,7 @@ def offered_load(q):
 
 @quantity(TRAFFIC, "servers", "",
           "replicas serving the peak (without redundancy): the fewest at the maximum utilisation whose p95 wait "
-          "still fits the latency target", label="Replicas for the peak")
+          "still fits the latency target", label="Replicas for the peak", count=True)
 def servers(q):
     if not q.has("target_slack"):
         return q.servers_for_peak
@@ -535,18 +537,19 @@ def servers(q):
     return where(slack > 0, q.servers_for_peak + extra, q.servers_for_peak)
 
 
-@quantity(TRAFFIC, "replicas", "", "fleet for the peak: servers + redundancy (N+k)", label="Replicas")
+@quantity(TRAFFIC, "replicas", "", "fleet for the peak: servers + redundancy (N+k)", label="Replicas", count=True)
 def replicas(q):
     return q.servers + q.redundancy
 
 
 @quantity("generate", "fleet_devices", "", "devices to buy or rent: replicas × devices per replica",
-          label="Devices in the fleet")
+          label="Devices in the fleet", count=True)
 def gen_fleet_devices(q):
     return q.replicas * q.replica_devices
 
 
-@quantity("forward", "fleet_devices", "", "devices to buy or rent: one per replica", label="Devices in the fleet")
+@quantity("forward", "fleet_devices", "", "devices to buy or rent: one per replica",
+          label="Devices in the fleet", count=True)
 def fw_fleet_devices(q):
     return q.replicas
 
@@ -588,7 +591,8 @@ def gen_response_p95(q):
     return q.request_latency + q.queue_wait_p95
 
 
-@quantity("generate", "meets_per_token", "", "step time ≤ per-token target", label="Meets per-token target", type="check", requirement=True)
+@quantity("generate", "meets_per_token", "", "step time ≤ per-token target", label="Meets per-token target",
+          type="check", requirement=True)
 def gen_meets_per_token(q):
     return q.step_time <= q.per_token_target
 
@@ -599,7 +603,8 @@ def gen_meets_ttft(q):
     return first_present(q.ttft_p95, q.ttft) <= q.ttft_target
 
 
-@quantity("generate", "meets_targets", "", "every latency target given is met", label="Meets latency targets", type="check", requirement=True)
+@quantity("generate", "meets_targets", "", "every latency target given is met", label="Meets latency targets",
+          type="check", requirement=True)
 def gen_meets_targets(q):
     return all_present(q.meets_per_token, q.meets_ttft)
 
@@ -678,7 +683,8 @@ def fw_footprint(q):
     return q.parameters * q.bytes_per_value
 
 
-@quantity("forward", "fits", "", "footprint ≤ device memory", label="Fits in memory", type="check", compares=("footprint_bytes", "memory"), requirement=True)
+@quantity("forward", "fits", "", "footprint ≤ device memory", label="Fits in memory", type="check",
+          compares=("footprint_bytes", "memory"), requirement=True)
 def fw_fits(q):
     return q.footprint_bytes <= q.memory
 
@@ -719,7 +725,7 @@ def fw_requests_per_s(q):
     return REQUEST / q.latency
 
 
-@quantity("forward", "slots", "", "requests one device serves at once", label="Requests served at once")
+@quantity("forward", "slots", "", "requests one device serves at once", label="Requests served at once", count=True)
 def fw_slots(q):
     return 1
 
@@ -731,7 +737,7 @@ def fw_response_p95(q):
 
 
 @quantity("forward", "devices_needed", "", "devices for the peak (one replica is one device)",
-          label="Devices for the peak")
+          label="Devices for the peak", count=True)
 def fw_devices_needed(q):
     return q.replicas
 
@@ -748,7 +754,8 @@ def fw_meets_latency(q):
     return first_present(q.response_p95, q.latency) <= q.latency_target
 
 
-@quantity("forward", "meets_targets", "", "every latency target given is met", label="Meets latency targets", type="check", requirement=True)
+@quantity("forward", "meets_targets", "", "every latency target given is met", label="Meets latency targets",
+          type="check", requirement=True)
 def fw_meets_targets(q):
     return q.meets_latency
 
@@ -813,12 +820,13 @@ def tr_fits_one_device(q):
     return q.state_bytes <= q.memory
 
 
-@quantity("train", "devices_to_fit", "", "devices needed when the state is sharded", label="Devices to fit")
+@quantity("train", "devices_to_fit", "", "devices needed when the state is sharded", label="Devices to fit", count=True)
 def tr_devices_to_fit(q):
     return ceil(q.state_bytes / q.memory)
 
 
-@quantity("train", "devices", "", "devices used: as given, else the fewest that hold the state", label="Devices used")
+@quantity("train", "devices", "", "devices used: as given, else the fewest that hold the state",
+          label="Devices used", count=True)
 def tr_devices(q):
     return first_present(q.train_devices, q.devices_to_fit)
 

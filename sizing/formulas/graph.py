@@ -44,6 +44,7 @@ class QuantityDef:
     compares: tuple[str, str] | None = None   # a memory check: (the need, the capacity it is held against);
                                                # a capacity that is not a quantity is the device input `memory`
     requirement: bool = False     # a check an option must pass to run as planned (fits, meets a target)
+    count: bool = False           # a whole number (replicas, devices, a batch): an integer in JSON
 
     @property
     def check(self) -> bool:
@@ -83,14 +84,14 @@ def text_input(name: str, description: str) -> None:
 def quantity(kinds, id: str, unit: str, description: str, *, display: str | None = None,
              warn: str | None = None, warn_on: tuple[str, ...] = (), maximise: bool = False,
              label: str | None = None, type: str = "number", compares: tuple[str, str] | None = None,
-             requirement: bool = False):
+             requirement: bool = False, count: bool = False):
     """Register the decorated function as the definition of quantity `id`."""
     kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
     assert type in ("number", "check", "label"), type
 
     def register(fn):
         QUANTITIES.append(QuantityDef(id, unit, description, kinds, fn, display, warn, warn_on, maximise, label,
-                                      type, compares, requirement))
+                                      type, compares, requirement, count))
         return fn
     return register
 

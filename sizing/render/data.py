@@ -29,8 +29,13 @@ def clean(v: Any) -> Any:
 
 
 def quantities(p: Pair) -> dict[str, dict]:
-    return {x.d.id: {"value": clean(p.values[x.d.id]), "unit": x.d.unit, "description": x.d.description}
-            for x in p.present()}
+    return {x.d.id: {"value": whole(clean(p.values[x.d.id])) if x.d.count else clean(p.values[x.d.id]),
+                     "unit": x.d.unit, "description": x.d.description} for x in p.present()}
+
+
+def whole(v: Any) -> Any:
+    """A count as an integer (2, not 2.0); a non-integral or absent value as it is."""
+    return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
 def as_dict(r: Results) -> dict:
