@@ -227,12 +227,12 @@ CROSSOVER_SIZES = tuple(float(x) for x in np.geomspace(8, 65536, 400))
 
 
 def size_crossovers(scn: Scenario, pairs: list[Pair], env: dict, sweeps: list[SweepResult]) -> list[Crossover]:
-    """The square matrix size where one device starts to beat another, for matmul workloads not swept by size."""
+    """The square matrix size where one device starts to beat another, for workloads not swept by size."""
     out = []
     swept = {s.workload for s in sweeps if s.parameter == "size"}
     for w in scn.workloads.values():
         mine = [p for p in pairs if p.workload == w.id]
-        if w.get("kind") != "matmul" or w.id in swept or len(mine) < 2:
+        if not K.get(w.get("kind")).size_crossover or w.id in swept or len(mine) < 2:
             continue
         hidden = Sweep("size", CROSSOVER_SIZES, w.id, w.line, w.col)
         res = numeric_sweep(w, mine, env, [f"workload.{w.id}.{p}" for p in sweep_paths("size")], hidden)
@@ -277,7 +277,7 @@ def warnings(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
     """A warning for each quantity left out for want of an input, once per entity and message."""
     seen, out = set(), []
     for p in pairs:
-        if p.kind == "benchmark":
+        if not K.get(p.kind).workload:
             continue
         w, d = scn.workloads[p.workload], scn.devices[p.device]
         for x in p.planned:
@@ -398,7 +398,7 @@ def decide(r: Results) -> Decision | None:
     objective = dec.get("objective") if dec else "cost_per_million_tokens"
     wid = dec.get("workload") if dec else None
     if wid is None:
-        wid = next((p.workload for p in r.pairs if p.kind != "benchmark"
+        wid = next((p.workload for p in r.pairs if K.get(p.kind).workload
                     and objective_id(objective, p.kind) in p.values), None)
     if wid is None:
         return None

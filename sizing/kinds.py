@@ -24,6 +24,7 @@ class Kind:
     devices_role: str | None = None                  # the input role `devices` fills
     objectives: dict[str, str] = field(default_factory=dict)   # objective words -> quantity id
     crossover: str | None = None                     # the time quantity compared between devices in sweeps
+    size_crossover: bool = False                     # the engine searches the square size where devices cross
     key_figures: tuple[str, ...] = ()                # the report's comparison and overview tables
     headline: tuple[str, ...] = ()                   # the workbook's Results sheet
     swept: tuple[str, ...] = ()                      # shown for a numeric sweep (terminal, workbook)
@@ -38,7 +39,7 @@ class Kind:
 
 KINDS: dict[str, Kind] = {k.id: k for k in (
     Kind("matmul", "matrix product", default_precision="fp32",
-         objectives={"latency": "total_time"}, crossover="total_time",
+         objectives={"latency": "total_time"}, crossover="total_time", size_crossover=True,
          key_figures=("total_time", "kernel_time", "transfer_share", "effective_rate"),
          headline=("flops", "bytes", "intensity", "bound", "attainable_rate", "compute_time", "transfer_time",
                    "overhead_time", "total_time", "transfer_share", "effective_rate"),

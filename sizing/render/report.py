@@ -301,7 +301,7 @@ def workload_section(r: Results, wid: str) -> WorkloadSection:
     pairs = pairs_of(r, wid)
     kind = pairs[0].kind
     w = r.scenario.workloads.get(wid)
-    if kind == "benchmark":
+    if not K.get(kind).workload:
         title = f"Benchmark record {wid} ({pairs[0].device})"
     else:
         title = workload_title(r, wid)

@@ -476,11 +476,11 @@ def calc_sheet(b: Book, ws: Worksheet) -> None:
 def block_header(b: Book, ws: Worksheet, row: int, pairs: list[Pair], extra: list[str] = ()) -> dict[int, int]:
     """A workload's title and column labels; returns the column of each pair (a record takes the first)."""
     p0 = pairs[0]
-    title = b.title(p0.workload) if p0.kind != "benchmark" else \
+    title = b.title(p0.workload) if K.get(p0.kind).workload else \
         f"{p0.workload} (benchmark record; device as recorded: {p0.device})"
     put_text(ws, row, 1, title, "sizing section")
     cols = {id(p): b.dev_col.get(p.device, 3) for p in pairs}
-    labels = {cols[id(p)]: p.device if p.kind != "benchmark" else "record" for p in pairs}
+    labels = {cols[id(p)]: p.device if K.get(p.kind).workload else "record" for p in pairs}
     last = 3 + len(b.devices)
     header(ws, row + 1, ["quantity", "unit"] + [labels.get(c, "") for c in range(3, last)] + list(extra),
            right=range(3, last))
@@ -551,8 +551,8 @@ def checks_sheet(b: Book, ws: Worksheet) -> None:
         put_text(ws, row, 2, scope)
         put(ws, row, 3, b.formula(e))
         row += 1
-    b.define(MASTER, put(ws, 3, 3, f"=AND(C{first}:C{row - 1})"))
-    ranges = f"C3:C4 C{first}:C{row - 1}"
+    b.define(MASTER, put(ws, 3, 3, f"=AND(C{first}:C{row - 1})" if row > first else "=TRUE()"))
+    ranges = "C3:C4" + (f" C{first}:C{row - 1}" if row > first else "")
     row += 1
     put_text(ws, row, 1, "Requirements: a FALSE here is a finding about an option, not an error of the model",
              "sizing section")
@@ -893,7 +893,7 @@ def roofs(b: Book) -> list[Roof]:
     for p in b.r.pairs:
         bw = f"device.{p.device}.memory_bandwidth"
         peak, ridge = qkey(p, "peak_rate"), qkey(p, "ridge_point")
-        if p.kind == "benchmark" or bw not in b.r.inputs or peak is None or ridge is None:
+        if not K.get(p.kind).workload or bw not in b.r.inputs or peak is None or ridge is None:
             continue
         precision = b.scn.workloads[p.workload].get("precision")
         out.setdefault((p.device, precision), Roof(f"{p.device} {precision}", p.device, b.names[peak],
