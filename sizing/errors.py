@@ -1,13 +1,78 @@
-"""Problems found in input files, and the error of an output that cannot be written."""
+"""Problems found in input files, each with a stable code, and the error of an output that cannot be written."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+# Every code a problem may carry and what it means (README "Problem codes" lists the same).
+# Codes are stable across releases: tools filter on them, so rename none and reuse none.
+CODES = {
+    # the file
+    "file-unreadable": "the file (or a file it names) cannot be read",
+    "file-too-large": "the file is over 200 kB",
+    "bad-encoding": "the file is not UTF-8",
+    "control-character": "a control character or an unpaired surrogate in the file or a text",
+    "empty-file": "the file has no content",
+    # YAML
+    "yaml-syntax": "the YAML cannot be parsed",
+    "yaml-documents": "more than one YAML document in the file",
+    "too-deep": "nesting deeper than 32 levels",
+    "yaml-anchor": "an anchor (&name)",
+    "yaml-alias": "an alias (*name)",
+    "yaml-tag": "a tag (!!type, !name)",
+    "yaml-merge": "a merge key (<<)",
+    "yaml-duplicate-key": "a key given twice in one mapping",
+    "yaml-key-not-text": "a mapping or a list used as a key",
+    "yaml-ambiguous-key": "an unquoted key that YAML 1.1 reads as a boolean, number, null or date",
+    "yaml-boolean": "yes, no, on, off, y or n where a number belongs (YAML 1.1 booleans)",
+    "yaml-octal": "a number with a leading zero (YAML 1.1 octal)",
+    "yaml-base60": "a number like 1:20 (YAML 1.1 base 60)",
+    # numbers and units
+    "not-a-number": "no number where one belongs",
+    "not-decimal": "a hexadecimal, octal or binary number",
+    "not-finite": "nan or infinity",
+    "too-large": "a value too large to convert",
+    "too-many-digits": "an integer of more than 15 significant digits",
+    "not-an-integer": "a fraction where a whole number belongs",
+    "unit-missing": "a number without a unit where a quantity belongs",
+    "unit-unknown": "a unit that is not defined",
+    "unit-syntax": "unit text that cannot be read",
+    "unit-ambiguous": "Gb, Mb, Tb ...: bits or bytes?",
+    "unit-dimension": "a unit of the wrong dimension (a memory size for a bandwidth)",
+    # structure and values
+    "wrong-shape": "a mapping, list or single value where another belongs",
+    "unknown-key": "a key the language does not have here (with a did-you-mean)",
+    "missing-field": "a required field is absent",
+    "missing-value": "a key without a value",
+    "empty-mapping": "no devices or no workloads",
+    "duplicate-entry": "an id or a list entry given twice",
+    "out-of-range": "a value below its minimum or above its maximum",
+    "bad-enum": "a value outside the field's list of choices",
+    "not-a-boolean": "something other than true or false",
+    "bad-id": "an id with characters other than a-z 0-9 . _ -",
+    "bad-date": "not a calendar date written YYYY-MM-DD",
+    "text-too-long": "a text over 4,000 characters",
+    # references and consistency
+    "unknown-reference": "an id naming no device, model or workload of the scenario",
+    "unknown-catalog-entry": "a `from:` naming no catalog entry",
+    "unknown-quantity": "a decision objective that is no quantity",
+    "objective-not-computed": "a decision objective not computed for the workloads ranked",
+    "wrong-workload-kind": "a benchmark tied to a workload that is not a generate workload",
+    "average-above-peak": "traffic.average above traffic.peak",
+    "sweep-one-field": "a sweep of no field or of several",
+    # Hugging Face config.json
+    "unsupported-architecture": "a state-space or recurrent model in config.json",
+    "unknown-model-type": "a config.json model type without a parameter formula (estimated)",
+    "text-config-only": "a multimodal config.json: only its language model is counted",
+    # evaluation
+    "missing-input": "a quantity left out for want of an input (no rate at the precision, no price ...)",
+    "nothing-swept": "no compared workload has the swept field",
+}
 
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One located problem: `file:line:col: level: path: message` (line and col 1-based)."""
+    """One located problem: `file:line:col: level: path: message` (line and col 1-based), and its code."""
 
     file: str
     line: int
@@ -15,6 +80,11 @@ class Problem:
     path: str
     message: str
     level: str = "error"
+    code: str = field(default="", kw_only=True)     # one of CODES
+
+    def __post_init__(self) -> None:
+        if self.code and self.code not in CODES:
+            raise ValueError(f"undocumented problem code '{self.code}'")
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}:{self.col}"
@@ -23,7 +93,7 @@ class Problem:
 
     def as_dict(self) -> dict:
         return {"file": self.file, "line": self.line, "column": self.col, "path": self.path,
-                "level": self.level, "message": self.message}
+                "level": self.level, "code": self.code, "message": self.message}
 
 
 class OutputError(Exception):

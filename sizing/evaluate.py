@@ -216,7 +216,8 @@ def evaluate(scn: Scenario) -> Results:
     if scn.sweep and not sweeps:
         s = scn.sweep
         problems.append(Problem(scn.file, s.line, s.col, f"sweep.{s.parameter}",
-                                f"no compared workload has '{s.parameter}' to sweep; nothing was swept", "warning"))
+                                f"no compared workload has '{s.parameter}' to sweep; nothing was swept", "warning",
+                                code="nothing-swept"))
     results = Results(scn, binder.inputs, pairs, sweeps, None, problems)
     results.crossovers = size_crossovers(scn, pairs, env, sweeps)
     results.decision = decide(results)
@@ -291,7 +292,8 @@ def warnings(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
                 continue
             seen.add((ent.id, x.d.warn))
             msg = f"{x.d.warn} (workload {w.id} on {d.id})"
-            out.append(Problem(scn.file, ent.line, ent.col, f"{ent.kind}s.{ent.id}", msg, "warning"))
+            out.append(Problem(scn.file, ent.line, ent.col, f"{ent.kind}s.{ent.id}", msg, "warning",
+                               code="missing-input"))
     return sorted(out)
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import Problem
-from .loader import EMPTY_MESSAGE, Mapping, Node, Scalar, Sequence, load_file, load_text
+from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
 from .units import UnitError, parse_number
 
 PATH = "model.config"
@@ -75,7 +75,7 @@ def read_config(path: Path, name: str) -> tuple[dict[str, Located], list[Problem
     if not isinstance(root, Mapping):
         return {}, problems + [Problem(name, root.line, root.col, PATH,
                                        f"expected a JSON object like {{\"hidden_size\": 4096, ...}}, "
-                                       f"got {_shown(root)}")]
+                                       f"got {_shown(root)}", code="wrong-shape")]
     text, prefix = _text_part(root, name, problems)
     if unsupported := _unsupported(root, text, prefix, name):
         return {}, problems + [unsupported]
@@ -96,8 +96,8 @@ def _load(path: Path, name: str) -> tuple[Node | None, list[Problem]]:
         # JSON allows tabs between tokens and never inside strings, YAML does not: a space reads the same.
         node, problems = load_text(Path(path).read_bytes().replace(b"\t", b" "), name)
     # The loader's wording speaks of scenarios.
-    return node, [Problem(p.file, p.line, p.col, p.path, "the file is empty; expected a JSON object")
-                  if p.message == EMPTY_MESSAGE else p for p in problems]
+    return node, [replace(p, message="the file is empty; expected a JSON object") if p.code == "empty-file"
+                  else p for p in problems]
 
 
 def _text_part(root: Mapping, name: str, problems: list[Problem]) -> tuple[Mapping, str]:
@@ -107,7 +107,7 @@ def _text_part(root: Mapping, name: str, problems: list[Problem]) -> tuple[Mappi
         return root, PATH
     problems.append(Problem(name, text.line, text.col, f"{PATH}.text_config",
                             "parameters count the language model in text_config only; add the vision "
-                            "or audio encoder's parameters by hand", "warning"))
+                            "or audio encoder's parameters by hand", "warning", code="text-config-only"))
     return text, f"{PATH}.text_config"
 
 
@@ -123,7 +123,7 @@ def _unsupported(root: Mapping, text: Mapping, prefix: str, name: str) -> Proble
     label = f"'{node.text}'" if isinstance(node, Scalar) else "(no model_type)"
     return Problem(name, node.line, node.col, path,
                    f"unsupported architecture {label}: sizing models transformer decoders and encoders; "
-                   "give parameters and the attention fields by hand")
+                   "give parameters and the attention fields by hand", code="unsupported-architecture")
 
 
 def _names(m: Mapping, prefix: str) -> list[tuple[str, Scalar]]:
@@ -145,7 +145,7 @@ def _fields(m: Mapping, prefix: str, name: str) -> tuple[dict[str, Located], lis
             if key in REQUIRED and key not in optional:
                 also = f" (or {', '.join(aliases[1:])})" if len(aliases) > 1 else ""
                 problems.append(Problem(name, m.line, m.col, prefix,
-                                        f"missing '{aliases[0]}'{also}: {REQUIRED[key]}"))
+                                        f"missing '{aliases[0]}'{also}: {REQUIRED[key]}", code="missing-field"))
             continue
         config_key, node = found
         if (bad := _check(node, f"{prefix}.{config_key}", name, positive=True)) is not None:
@@ -187,17 +187,19 @@ def _first(m: Mapping, keys: tuple[str, ...]) -> tuple[str, Node] | None:
 def _check(node: Node, path: str, name: str, positive: bool) -> Problem | None:
     """A problem unless `node` is a bare whole number (> 0 if `positive`, else >= 0)."""
     like = "a positive whole number like 4096" if positive else "a whole number like 0 or 2048"
+    code = "wrong-shape" if not isinstance(node, Scalar) else "not-an-integer"
     if isinstance(node, Scalar) and not node.quoted:
         try:
             value = parse_number(node.text, integer=True)
             if value > MAX_FIELD:       # no model has it; and the parameter count walks the layers
                 return Problem(name, node.line, node.col, path, f"{value:,} is beyond any real model; "
-                                                                f"expected at most {MAX_FIELD:,}")
+                                                                f"expected at most {MAX_FIELD:,}", code="out-of-range")
             if value > 0 or (value == 0 and not positive):
                 return None
+            code = "out-of-range"
         except UnitError:
             pass
-    return Problem(name, node.line, node.col, path, f"expected {like}, got {_shown(node)}")
+    return Problem(name, node.line, node.col, path, f"expected {like}, got {_shown(node)}", code=code)
 
 
 def _shown(node: Node) -> str:
@@ -217,7 +219,7 @@ def _layout_warning(m: Mapping, prefix: str, name: str) -> list[Problem]:
     return [Problem(name, where.line, where.col, f"{prefix}.model_type",
                     f"{label} has no parameter formula here; parameters are estimated with the Llama layout "
                     "(SwiGLU, RMSNorm, untied embeddings); give parameters by hand if the model card differs",
-                    "warning")]
+                    "warning", code="unknown-model-type")]
 
 
 def _text(node: Node | None) -> str | None:

@@ -91,7 +91,8 @@ def load_file(path: str | os.PathLike, name: str | None = None) -> tuple[Node | 
             data = file.read(MAX_BYTES + 1)
             size = max(os.fstat(file.fileno()).st_size, len(data))
     except OSError as err:
-        return None, [Problem(name, 1, 1, "", f"cannot read the file: {err.strerror or err}")]
+        message = f"cannot read the file: {err.strerror or err}"
+        return None, [Problem(name, 1, 1, "", message, code="file-unreadable")]
     if size > MAX_BYTES:
         return None, [_too_big(name, size)]
     return load_text(data, name)
@@ -118,7 +119,8 @@ def _to_text(data: bytes | str, name: str) -> tuple[str, Problem | None]:
 
 
 def _too_big(name: str, size: int) -> Problem:
-    return Problem(name, 1, 1, "", f"the file is {size:,} bytes; the limit is {MAX_BYTES:,}")
+    message = f"the file is {size:,} bytes; the limit is {MAX_BYTES:,}"
+    return Problem(name, 1, 1, "", message, code="file-too-large")
 
 
 def _decode(data: bytes, name: str) -> tuple[str, Problem | None]:
@@ -129,7 +131,7 @@ def _decode(data: bytes, name: str) -> tuple[str, Problem | None]:
         before = data[: err.start].decode("utf-8")
         line, col = _line_col(before, len(before))
         message = f"invalid UTF-8 (byte 0x{data[err.start]:02x}); save the file as UTF-8"
-        return "", Problem(name, line, col, "", message)
+        return "", Problem(name, line, col, "", message, code="bad-encoding")
 
 
 def _bad_character(text: str, name: str) -> Problem | None:
@@ -140,7 +142,8 @@ def _bad_character(text: str, name: str) -> Problem | None:
     char = match.group()
     kind = "control character" if unicodedata.category(char) == "Cc" else "character"
     line, col = _line_col(text, match.start())
-    return Problem(name, line, col, "", f"{kind} U+{ord(char):04X} is not allowed; remove it")
+    return Problem(name, line, col, "", f"{kind} U+{ord(char):04X} is not allowed; remove it",
+                   code="control-character")
 
 
 def _line_col(text: str, index: int) -> tuple[int, int]:
@@ -210,7 +213,8 @@ class _Composer:
             self.problems.append(self._syntax_problem(err))
             return None, self.problems
         except Exception as err:  # PyYAML is not total on garbage; the loader must be
-            self.problems.append(Problem(self.name, 1, 1, "", f"cannot read the YAML: {err}"))
+            message = f"cannot read the YAML: {err}"
+            self.problems.append(Problem(self.name, 1, 1, "", message, code="yaml-syntax"))
             return None, self.problems
         finally:
             if loader is not None:
@@ -236,10 +240,10 @@ class _Composer:
         except yaml.MarkedYAMLError as err:
             # PyYAML wants '---' after '...', so content there is a parse error: still a second document.
             mark = err.problem_mark
-        self._report(mark, "", MULTI_DOC_MESSAGE)
+        self._report(mark, "", MULTI_DOC_MESSAGE, "yaml-documents")
 
     def _empty(self) -> None:
-        self.problems.append(Problem(self.name, 1, 1, "", EMPTY_MESSAGE))
+        self.problems.append(Problem(self.name, 1, 1, "", EMPTY_MESSAGE, code="empty-file"))
         return None
 
     def _document(self, loader: yaml.SafeLoader) -> Node | None:
@@ -261,25 +265,25 @@ class _Composer:
     def _open(self, event: yaml.CollectionStartEvent, path: str, depth: int) -> _Open:
         self._check_properties(event, path)
         if depth >= MAX_DEPTH:
-            self._report(event.start_mark, path, f"nesting deeper than {MAX_DEPTH} levels")
+            self._report(event.start_mark, path, f"nesting deeper than {MAX_DEPTH} levels", "too-deep")
             raise _Stop
         return _Open(event, path)
 
     def _leaf(self, event: yaml.ScalarEvent | yaml.AliasEvent, path: str) -> Scalar | None:
         """A scalar, or None for an alias (reported, never followed)."""
         if isinstance(event, yaml.AliasEvent):
-            self._report(event.start_mark, path, ANCHOR_MESSAGE)
+            self._report(event.start_mark, path, ANCHOR_MESSAGE, "yaml-alias")
             return None
         self._check_properties(event, path)
         return Scalar(event.value, event.style is not None, *_position(event.start_mark))
 
     def _check_properties(self, event: yaml.NodeEvent, path: str) -> None:
         if event.anchor is not None:
-            self._report(event.start_mark, path, ANCHOR_MESSAGE)
+            self._report(event.start_mark, path, ANCHOR_MESSAGE, "yaml-anchor")
         # The parser leaves tag None unless one is written, so any tag here is explicit.
         if event.tag is not None:
             tag = "!!" + event.tag.removeprefix(_CORE_TAG) if event.tag.startswith(_CORE_TAG) else event.tag
-            self._report(event.start_mark, path, f"tags are not allowed ('{tag}'); remove the tag")
+            self._report(event.start_mark, path, f"tags are not allowed ('{tag}'); remove the tag", "yaml-tag")
 
     def _deliver(self, parent: _Open, node: Node | None) -> None:
         parent.count += 1
@@ -296,15 +300,16 @@ class _Composer:
         if key is None:
             return None
         if not isinstance(key, Scalar):
-            self._report_at(key, mapping.path, "keys must be plain text")
+            self._report_at(key, mapping.path, "keys must be plain text", "yaml-key-not-text")
             return None
         if key.text == "<<" and not key.quoted:
-            self._report_at(key, mapping.path, MERGE_MESSAGE)
+            self._report_at(key, mapping.path, MERGE_MESSAGE, "yaml-merge")
             return None
         path = _join(mapping.path, key.text)
         if key.text in mapping.first_lines:
             first = mapping.first_lines[key.text]
-            self._report_at(key, path, f"duplicate key '{key.text}' (first given at line {first}); keep one")
+            self._report_at(key, path, f"duplicate key '{key.text}' (first given at line {first}); keep one",
+                            "yaml-duplicate-key")
             return None
         mapping.first_lines[key.text] = key.line
         if not key.quoted:
@@ -317,7 +322,7 @@ class _Composer:
         kind = _YAML11_KINDS.get(tag)
         if kind is not None:
             message = f"key '{key.text}' is read as {kind} by YAML 1.1 tools; quote it: \"{key.text}\""
-            self._report_at(key, path, message)
+            self._report_at(key, path, message, "yaml-ambiguous-key")
 
     def _syntax_problem(self, err: yaml.MarkedYAMLError) -> Problem:
         """PyYAML's words, located, with a hint for the mistakes people make most."""
@@ -330,10 +335,10 @@ class _Composer:
             message = f"{message} ({context})"
         line, col = _position(mark) if mark else (1, 1)
         hint = next((h for key, h in SYNTAX_HINTS if key in message), "")
-        return Problem(self.name, line, col, "", f"{message}; {hint}" if hint else message)
+        return Problem(self.name, line, col, "", f"{message}; {hint}" if hint else message, code="yaml-syntax")
 
-    def _report(self, mark: yaml.Mark, path: str, message: str) -> None:
-        self.problems.append(Problem(self.name, *_position(mark), path, message))
+    def _report(self, mark: yaml.Mark, path: str, message: str, code: str) -> None:
+        self.problems.append(Problem(self.name, *_position(mark), path, message, code=code))
 
-    def _report_at(self, node: Node, path: str, message: str) -> None:
-        self.problems.append(Problem(self.name, node.line, node.col, path, message))
+    def _report_at(self, node: Node, path: str, message: str, code: str) -> None:
+        self.problems.append(Problem(self.name, node.line, node.col, path, message, code=code))

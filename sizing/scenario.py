@@ -14,10 +14,7 @@ from .errors import Problem
 from .formulas import QUANTITIES, quantity_defs
 from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
-from .schema import Checker, Entity, Field, Scenario, Value
-from .units import KINDS, parse_quantity
-
-CATALOG_DIR = Path(__file__).parent / "catalog"
+from .schema import CATALOG_DIR, Checker, Entity, Field, Scenario, Value
 
 
 @dataclass(frozen=True)
@@ -72,7 +69,7 @@ def load_scenario(path: str | Path, name: str | None = None) -> tuple[Scenario |
     try:
         data = path.read_bytes()
     except OSError as e:
-        return None, [Problem(name, 1, 1, "", f"cannot read the file: {e.strerror or e}")]
+        return None, [Problem(name, 1, 1, "", f"cannot read the file: {e.strerror or e}", code="file-unreadable")]
     return load_scenario_bytes(data, name, base=path.parent)
 
 
@@ -90,15 +87,14 @@ def load_scenario_bytes(data: bytes, name: str, base: Path = Path(".")) -> tuple
 def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | None, list[Problem]]:
     chk = Checker(file)
     if not isinstance(root, Mapping):
-        chk.problem(root, "", "a scenario is a mapping that starts with 'sizing: 1'")
+        chk.problem(root, "", "a scenario is a mapping that starts with 'sizing: 1'", "wrong-shape")
         return None, chk.problems
-    spec = {f.name: f for f in S.TOP_FIELDS}
     meta: dict[str, Value] = {}
     for key, child in root.entries:
-        f = spec.get(key.text)
+        f = S.TOP.get(key.text)
         if f is None:
-            chk.unknown(key, key.text, list(spec))
-        elif f.type in ("integer", "slug", "text", "date", "enum"):
+            chk.unknown(key, key.text, list(S.TOP))
+        elif isinstance(f.type, S.Leaf):
             v = chk.leaf(child, f, key.text)
             if v is not None:
                 meta[key.text] = v
@@ -107,7 +103,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     for key in ("devices", "workloads"):
         node = root.get(key)
         if isinstance(node, Mapping) and not node.entries:
-            chk.problem(node, key, f"no {key} given; a scenario needs at least one")
+            chk.problem(node, key, f"no {key} given; a scenario needs at least one", "empty-mapping")
     models = entities(chk, root.get("models"), "models", "model", S.MODEL_FIELDS)
     workloads = {}
     if (wnode := root.get("workloads")) is not None:
@@ -143,8 +139,8 @@ def import_config(chk: Checker, m: Entity, base: Path) -> None:
         return
     path = base / ref.value
     if not path.is_file():
-        chk.problems.append(Problem(chk.file, ref.line, ref.col, f"models.{m.id}.config",
-                                    f"cannot read '{ref.value}': no such file next to the scenario"))
+        chk.problem(ref, f"models.{m.id}.config", f"cannot read '{ref.value}': no such file next to the scenario",
+                    "file-unreadable")
         return
     fields, problems = read_config(path, str(path))
     chk.problems.extend(problems)
@@ -168,12 +164,12 @@ def own_source(ent: Entity) -> None:
 
 def mapping_entries(chk: Checker, node: Node, path: str) -> list[tuple[Scalar, Node]]:
     if not isinstance(node, Mapping):
-        chk.problem(node, path, "expected a mapping of ids to entries")
+        chk.problem(node, path, "expected a mapping of ids to entries", "wrong-shape")
         return []
     good = []
     for k, v in node.entries:
         if not S.SLUG.match(k.text):
-            chk.problem(k, f"{path}.{k.text}", "an id uses lower-case letters, digits, '.', '_' and '-' only")
+            chk.problem(k, f"{path}.{k.text}", "an id uses lower-case letters, digits, '.', '_' and '-' only", "bad-id")
         else:
             good.append((k, v))
     return good
@@ -198,7 +194,8 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
     fields = S.WORKLOAD_FIELDS.get(kind)
     if fields is None:
         if isinstance(node, Mapping) and kind_node is None:
-            chk.problem(node, path, f"missing required field 'kind' (one of: {', '.join(K.WORKLOAD_KINDS)})")
+            chk.problem(node, path, f"missing required field 'kind' (one of: {', '.join(K.WORKLOAD_KINDS)})",
+                        "missing-field")
         fields = S.COMMON_WORKLOAD
         extra = tuple(f for f in S.ALL_WORKLOAD_FIELDS.values() if f not in fields)
         chk.block(node, fields, path, ent.values, extra=extra)
@@ -213,10 +210,10 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
         ent.values["kv_precision"] = replace(ent.values["precision"], source="default: same as precision")
     avg, peak = ent.values.get("traffic.average"), ent.values.get("traffic.peak")
     if avg is not None and peak is not None and avg.value > peak.value:
-        chk.problems.append(Problem(chk.file, avg.line, avg.col, f"{path}.traffic.average",
-                                    f"the average '{avg.text}' is above the peak '{peak.text}'"))
-    if kind == "forward" and isinstance(node, Mapping) and not (node.get("model") or node.get("parameters")):
-        chk.problem(node, path, "a forward workload needs 'model' or 'parameters'")
+        chk.problem(avg, f"{path}.traffic.average", f"the average '{avg.text}' is above the peak '{peak.text}'",
+                    "average-above-peak")
+    if isinstance(node, Mapping) and (lacking := S.WORKLOAD.needs_message(kind, node.keys())):
+        chk.problem(node, path, lacking, "missing-field")
     return ent
 
 
@@ -225,7 +222,7 @@ def explain_foreign_keys(chk: Checker, since: int, kind: str) -> None:
     for i in range(since, len(chk.problems)):
         p = chk.problems[i]
         name = p.path.rsplit(".", 1)[-1]
-        if p.message.startswith("unknown key") and p.path.count(".") == 2 and name in S.ALL_WORKLOAD_FIELDS:
+        if p.code == "unknown-key" and p.path.count(".") == 2 and name in S.ALL_WORKLOAD_FIELDS:
             kinds = [k for k, fs in S.WORKLOAD_FIELDS.items() if any(f.name == name for f in fs)]
             msg = f"'{name}' does not apply to a {kind} workload (it is a field of {', '.join(kinds)})"
             chk.problems[i] = replace(p, message=msg)
@@ -237,22 +234,17 @@ def default_value(v, unit, file: str, ent: Entity) -> Value:
 
 def default_of(f: Field, file: str, ent: Entity) -> Value:
     """A field's default as a Value; a quantity default is written as text ('3 year') and parsed."""
-    if f.type.startswith("quantity:"):
-        kind = f.type[9:]
-        return Value(parse_quantity(f.default, kind), KINDS[kind].si_unit, f.default, file, ent.line, ent.col,
-                     "default")
-    unit = "" if isinstance(f.default, (int, float)) and not isinstance(f.default, bool) else None
-    v = default_value(f.default, unit, file, ent)
-    return replace(v, text=f"{f.default:.0%}") if f.type == "fraction" else v
+    value, unit, text = f.type.default(f.default)
+    return Value(value, unit, text, file, ent.line, ent.col, "default")
 
 
 def fill_defaults(ent: Entity, fields: tuple[Field, ...], file: str, prefix: str = "") -> None:
     """Add the default of every absent field; a block's defaults only when the block is given."""
     for f in fields:
         key = f"{prefix}{f.name}"
-        if f.type == "block":
+        if isinstance(f.type, S.Block):
             if any(p.startswith(key + ".") for p in ent.values):
-                fill_defaults(ent, f.fields, file, prefix=f"{key}.")
+                fill_defaults(ent, f.type.fields, file, prefix=f"{key}.")
         elif f.default is not None and key not in ent.values:
             ent.values[key] = default_of(f, file, ent)
 
@@ -280,9 +272,8 @@ def resolve_catalog(chk: Checker, devices: dict, models: dict) -> dict[str, Enti
                 continue
             base = cat.get(ref.value)
             if base is None:
-                chk.problems.append(Problem(chk.file, ref.line, ref.col, f"{group}.{ent.id}.from",
-                                            f"unknown catalog entry '{ref.value}'{suggest(ref.value, cat)}"
-                                            "; `sizing catalog` lists them"))
+                chk.problem(ref, f"{group}.{ent.id}.from", f"unknown catalog entry '{ref.value}'"
+                            f"{suggest(ref.value, cat)}; `sizing catalog` lists them", "unknown-catalog-entry")
                 continue
             merged = dict(base.values)
             merged.update(ent.values)
@@ -302,31 +293,30 @@ def check_references(chk: Checker, devices: dict, models: dict, workloads: dict)
     for w in workloads.values():
         for path, v in w.values.items():
             if path.startswith("devices.") and path[8:] not in devices:
-                chk.problems.append(Problem(chk.file, v.line, v.col, f"workloads.{w.id}.{path}",
-                                            f"unknown device '{path[8:]}'{suggest(path[8:], devices)}"))
+                chk.problem(v, f"workloads.{w.id}.{path}", f"unknown device '{path[8:]}'{suggest(path[8:], devices)}",
+                            "unknown-reference")
         ref = w.values.get("model")
         if ref is None or ref.value in models:
             continue
         if ref.value in cat_models:      # a catalog model named directly
             models[ref.value] = Entity("model", ref.value, dict(cat_models[ref.value].values), ref.line, ref.col)
             continue
-        chk.problems.append(Problem(chk.file, ref.line, ref.col, f"workloads.{w.id}.model",
-                                    f"unknown model '{ref.value}'"
-                                    f"{suggest(ref.value, list(models) + list(cat_models))}"))
+        chk.problem(ref, f"workloads.{w.id}.model",
+                    f"unknown model '{ref.value}'{suggest(ref.value, list(models) + list(cat_models))}",
+                    "unknown-reference")
 
 
 def compare_list(chk: Checker, node: Node | None, devices: dict) -> list[str]:
     if node is None:
         return list(devices)
     vals: dict[str, Value] = {}
-    chk.field(node, Field("compare", "list:text", ""), "compare", vals, "compare")
+    chk.field(node, S.TOP["compare"], "compare", vals, "compare")
     out = []
     for v in vals.values():
         if v.value not in devices:
-            chk.problems.append(Problem(chk.file, v.line, v.col, "compare",
-                                        f"unknown device '{v.value}'{suggest(v.value, devices)}"))
+            chk.problem(v, "compare", f"unknown device '{v.value}'{suggest(v.value, devices)}", "unknown-reference")
         elif v.value in out:
-            chk.problems.append(Problem(chk.file, v.line, v.col, "compare", f"'{v.value}' is listed twice"))
+            chk.problem(v, "compare", f"'{v.value}' is listed twice", "duplicate-entry")
         else:
             out.append(v.value)
     return out
@@ -336,7 +326,7 @@ def sweep_of(chk: Checker, node: Node | None, workloads: dict) -> Sweep | None:
     if node is None:
         return None
     if not isinstance(node, Mapping):
-        chk.problem(node, "sweep", "expected a mapping like {batch: [1, 8, 64]}")
+        chk.problem(node, "sweep", "expected a mapping like {batch: [1, 8, 64]}", "wrong-shape")
         return None
     target = None
     params = []
@@ -344,14 +334,15 @@ def sweep_of(chk: Checker, node: Node | None, workloads: dict) -> Sweep | None:
         if k.text == "workload":
             target = v.text if isinstance(v, Scalar) else None
             if target not in workloads:
-                chk.problem(v, "sweep.workload", f"unknown workload '{target}'{suggest(str(target), workloads)}")
+                chk.problem(v, "sweep.workload", f"unknown workload '{target}'{suggest(str(target), workloads)}",
+                            "unknown-reference")
         elif k.text in S.SWEEP_KEYS:
             params.append((k, v))
         else:
             chk.unknown(k, f"sweep.{k.text}", list(S.SWEEP_KEYS) + ["workload"])
             return None
     if len(params) != 1:
-        chk.problem(node, "sweep", "sweep exactly one field, e.g. {batch: [1, 8, 64]}")
+        chk.problem(node, "sweep", "sweep exactly one field, e.g. {batch: [1, 8, 64]}", "sweep-one-field")
         return None
     key, vnode = params[0]
     values = sweep_values(chk, key.text, vnode)
@@ -362,10 +353,11 @@ def sweep_values(chk: Checker, param: str, node: Node) -> tuple:
     """The swept values: a list checked like the field itself, or a range {from, to, points, scale}."""
     path = f"sweep.{param}"
     f = S.SWEEP_FIELDS[param]
-    if isinstance(node, Mapping) and f.type != "enum":
+    if isinstance(node, Mapping) and f.type.numeric:
         return sweep_range(chk, node, path, f)
     if not isinstance(node, Sequence) or not node.items:
-        chk.problem(node, path, "expected a non-empty list of values, or {from: 1, to: 256, points: 9, scale: log}")
+        chk.problem(node, path, "expected a non-empty list of values, or {from: 1, to: 256, points: 9, scale: log}",
+                    "wrong-shape")
         return ()
     out = [chk.leaf(item, f, f"{path}[{i}]") for i, item in enumerate(node.items)]
     return tuple(v.value for v in out) if all(v is not None for v in out) else ()
@@ -376,24 +368,22 @@ def sweep_range(chk: Checker, node: Mapping, path: str, f: Field) -> tuple:
 
     n = len(chk.problems)
     r: dict[str, Value] = {}
-    ends = tuple(replace(x, type=f.type, positive=f.positive, nonnegative=f.nonnegative, maximum=f.maximum)
-                 if x.name in ("from", "to") else x for x in S.SWEEP_RANGE)
-    chk.block(node, ends, path, r)
+    chk.block(node, S.SWEEP.range_of(f), path, r)
     if len(chk.problems) > n:
         return ()
     points = int(r["points"].value)
     if points > S.MAX_SWEEP_POINTS:
-        chk.problem(node, path, f"at most {S.MAX_SWEEP_POINTS:,} points")
+        chk.problem(node, path, f"at most {S.MAX_SWEEP_POINTS:,} points", "out-of-range")
         return ()
     lo, hi = r["from"].value, r["to"].value
     if "scale" in r and r["scale"].value == "log":
         if lo <= 0:
-            chk.problem(node, path, "a log scale starts above zero")
+            chk.problem(node, path, "a log scale starts above zero", "out-of-range")
             return ()
         vals = np.geomspace(lo, hi, points)
     else:
         vals = np.linspace(lo, hi, points)
-    if f.type == "integer":                       # batches and sizes are whole: round, keep each once
+    if f.type.whole:                              # batches and sizes are whole: round, keep each once
         vals = np.unique(np.round(vals))
     return tuple(float(x) for x in vals)
 
@@ -403,19 +393,18 @@ def check_benchmarks(chk: Checker, benches: list[Entity], devices: dict, workloa
     seen: dict[str, Entity] = {}
     for b in benches:
         if b.id in seen or b.id in workloads:
-            chk.problems.append(Problem(chk.file, b.line, b.col, f"benchmarks.{b.id}",
-                                        f"the id '{b.id}' is used twice; give each record its own `id`"))
+            chk.problem(b, f"benchmarks.{b.id}", f"the id '{b.id}' is used twice; give each record its own `id`",
+                        "duplicate-entry")
         seen[b.id] = b
         for key, table in (("workload", workloads), ("scenario_device", devices)):
             ref = b.values.get(key)
             if ref is not None and ref.value not in table:
-                chk.problems.append(Problem(chk.file, ref.line, ref.col, f"benchmarks.{b.id}.{key}",
-                                            f"unknown {'workload' if key == 'workload' else 'device'} "
-                                            f"'{ref.value}'{suggest(ref.value, table)}"))
+                chk.problem(ref, f"benchmarks.{b.id}.{key}", f"unknown {'workload' if key == 'workload' else 'device'} "
+                            f"'{ref.value}'{suggest(ref.value, table)}", "unknown-reference")
             elif key == "workload" and ref is not None and table[ref.value].get("kind") != "generate":
-                chk.problems.append(Problem(chk.file, ref.line, ref.col, f"benchmarks.{b.id}.workload",
-                                            f"'{ref.value}' is not a generate workload; a record predicts "
-                                            "output tokens per second, which only generate workloads compute"))
+                chk.problem(ref, f"benchmarks.{b.id}.workload", f"'{ref.value}' is not a generate workload; a record "
+                            "predicts output tokens per second, which only generate workloads compute",
+                            "wrong-workload-kind")
 
 
 NOT_RANKABLE = ("bound",)                                        # text, not a number
@@ -423,30 +412,23 @@ CHECK_PREFIXES = ("fits", "meets_", "available_", "cheaper_")   # true/false che
 
 
 def check_decision(chk: Checker, decision: Entity, workloads: dict) -> None:
-    """The decision names a known workload, a known quantity and known requirements."""
-    file = chk.file
+    """The decision names a known workload and a quantity computed for it (the checker knows requirements)."""
     ref = decision.values.get("workload")
     if ref and ref.value not in workloads:
-        chk.problems.append(Problem(file, ref.line, ref.col, "decision.workload",
-                                    f"unknown workload '{ref.value}'{suggest(ref.value, workloads)}"))
+        chk.problem(ref, "decision.workload", f"unknown workload '{ref.value}'{suggest(ref.value, workloads)}",
+                    "unknown-reference")
     obj = decision.values["objective"]
     chosen = [workloads[ref.value]] if ref and ref.value in workloads else list(workloads.values())
     kinds = {w.get("kind") for w in chosen if w.get("kind") in K.WORKLOAD_KINDS}
     known = {d.id for d in QUANTITIES if d.id not in NOT_RANKABLE and not d.id.startswith(CHECK_PREFIXES)}
     ids = {d.id for k in kinds for d in quantity_defs(k)}
     if obj.value not in known | set(K.OBJECTIVE_WORDS):
-        chk.problems.append(Problem(file, obj.line, obj.col, "decision.objective",
-                                    f"unknown quantity '{obj.value}'{suggest(obj.value, known)}"))
+        chk.problem(obj, "decision.objective", f"unknown quantity '{obj.value}'{suggest(obj.value, known)}",
+                    "unknown-quantity")
     elif kinds and not any(K.objective_id(obj.value, k) in ids for k in kinds):
         what = f"workload '{ref.value}'" if ref else "any workload of this scenario"
-        chk.problems.append(Problem(file, obj.line, obj.col, "decision.objective",
-                                    f"'{obj.value}' is not computed for {what} ({', '.join(sorted(kinds))}); "
-                                    f"e.g. latency, cost or monthly_cost"))
-    for path, v in decision.values.items():
-        if path.startswith("require[") and v.value not in S.REQUIREMENTS:
-            chk.problems.append(Problem(file, v.line, v.col, f"decision.{path}",
-                                        f"unknown requirement '{v.value}'; expected one of: "
-                                        f"{', '.join(S.REQUIREMENTS)}"))
+        chk.problem(obj, "decision.objective", f"'{obj.value}' is not computed for {what} "
+                    f"({', '.join(sorted(kinds))}); e.g. latency, cost or monthly_cost", "objective-not-computed")
 
 
 def benchmarks(chk: Checker, node: Node | None, base: Path) -> list[Entity]:
@@ -454,7 +436,7 @@ def benchmarks(chk: Checker, node: Node | None, base: Path) -> list[Entity]:
     if node is None:
         return out
     if not isinstance(node, Sequence):
-        chk.problem(node, "benchmarks", "expected a list of records or {file: record.json} entries")
+        chk.problem(node, "benchmarks", "expected a list of records or {file: record.json} entries", "wrong-shape")
         return out
     for i, item in enumerate(node.items):
         path = f"benchmarks[{i}]"
@@ -468,7 +450,7 @@ def benchmarks(chk: Checker, node: Node | None, base: Path) -> list[Entity]:
             ent.id = ent.get("id")
         for req in ("throughput_output_tokens_per_s", "hourly_cost_usd"):
             if req not in ent.values and isinstance(item, Mapping) and len(chk.problems) == before:
-                chk.problem(item, path, f"missing '{req}' (in the record or its file)")
+                chk.problem(item, path, f"missing '{req}' (in the record or its file)", "missing-field")
         out.append(ent)
     return out
 
@@ -480,7 +462,7 @@ def record_file(chk: Checker, base: Path, f: Scalar, path: str, ent: Entity) -> 
     if probs:
         first = probs[0]
         chk.problem(f, f"{path}.file",
-                    f"cannot use '{f.text}': {first.message} ({first.file}:{first.line}:{first.col})")
+                    f"cannot use '{f.text}': {first.message} ({first.file}:{first.line}:{first.col})", first.code)
         return
     sub = Checker(str(target), source=f"record {f.text}")
     fields = tuple(fd for fd in S.BENCHMARK_FIELDS if fd.name not in ("file", "utilisation", "id"))

@@ -60,7 +60,11 @@ FRACTION_LIKE = "a fraction like 40 % or 0.4"
 
 
 class UnitError(ValueError):
-    """A value that cannot be read; str() is the whole message, the caller adds the location."""
+    """A value that cannot be read; str() is the whole message, the caller adds the location and `code`."""
+
+    def __init__(self, message: str, code: str):
+        super().__init__(message)
+        self.code = code
 
 
 @functools.cache
@@ -95,7 +99,7 @@ _MAX_SIGNIFICANT = 15
 def _finite(number: str, quoted: str) -> float:
     value = float(number.replace("_", ""))
     if not math.isfinite(value):
-        raise UnitError(f"{quoted} is not a finite number")
+        raise UnitError(f"{quoted} is not a finite number", "not-finite")
     return value
 
 
@@ -104,22 +108,23 @@ def _significant_digits(number: str) -> int:
     return len(re.sub(r"\D", "", mantissa).strip("0"))
 
 
-def _yaml_trap(text: str) -> str | None:
+def _yaml_trap(text: str) -> UnitError | None:
     """Why YAML 1.1 would not read `text` as the decimal number it looks like, if it would not."""
     if _BOOLEAN.fullmatch(text):
-        return f"'{text}' is a boolean in YAML, not a number"
+        return UnitError(f"'{text}' is a boolean in YAML, not a number", "yaml-boolean")
     if re.fullmatch(_NONFINITE, text, re.IGNORECASE):
-        return f"'{text}' is not a finite number"
+        return UnitError(f"'{text}' is not a finite number", "not-finite")
     if _NOT_DECIMAL.fullmatch(text):
-        return f"'{text}' is not a decimal number; write it in decimal"
+        return UnitError(f"'{text}' is not a decimal number; write it in decimal", "not-decimal")
     if _BASE_60.fullmatch(text):
-        return (f"'{text}' is read by YAML 1.1 as a base-60 number; "
-                "write the number you mean, or quote it if it is text")
+        return UnitError(f"'{text}' is read by YAML 1.1 as a base-60 number; "
+                         "write the number you mean, or quote it if it is text", "yaml-base60")
     if zero := _LEADING_ZERO.fullmatch(text):
         digits = zero[2].replace("_", "")
         reading = "text" if set(digits) & {"8", "9"} else "octal"
         meant = zero[1] + (digits.lstrip("0") or "0")
-        return f"'{text}' has a leading zero, which YAML 1.1 reads as {reading}; write {meant}"
+        return UnitError(f"'{text}' has a leading zero, which YAML 1.1 reads as {reading}; write {meant}",
+                         "yaml-octal")
     return None
 
 
@@ -127,17 +132,17 @@ def parse_number(text: str, *, integer: bool = False) -> float | int:
     """A count from a raw YAML scalar: `7e9`, `7_000_000_000`, `0.5`; an int if `integer`."""
     bare = text.strip()
     if trap := _yaml_trap(bare):
-        raise UnitError(trap)
+        raise trap
     if not re.fullmatch(_NUMBER, bare):
-        raise UnitError(f"expected a number like 7e9 or 7_000_000_000, got '{text}'")
+        raise UnitError(f"expected a number like 7e9 or 7_000_000_000, got '{text}'", "not-a-number")
     value = _finite(bare, f"'{text}'")
     if value.is_integer() and _significant_digits(bare) > _MAX_SIGNIFICANT:
         raise UnitError(f"'{text}' has more than {_MAX_SIGNIFICANT} significant digits; "
-                        "a spreadsheet cannot hold it exactly")
+                        "a spreadsheet cannot hold it exactly", "too-many-digits")
     if not integer:
         return value
     if not value.is_integer():
-        raise UnitError(f"expected a whole number, got '{text}'")
+        raise UnitError(f"expected a whole number, got '{text}'", "not-an-integer")
     return int(value)
 
 
@@ -165,9 +170,9 @@ def split_quantity(text: str, like: str = "a number with a unit") -> tuple[float
     match = _QUANTITY.fullmatch(text)
     if not match:
         if nonfinite := _NONFINITE_START.match(text):
-            raise UnitError(f"'{nonfinite['number']}' in '{text}' is not a finite number")
+            raise UnitError(f"'{nonfinite['number']}' in '{text}' is not a finite number", "not-finite")
         _check_ambiguous_bit(text)  # 'Gb' alone still deserves the hint
-        raise UnitError(f"expected {like}, got '{text}'")
+        raise UnitError(f"expected {like}, got '{text}'", "not-a-number")
     value = _finite(match["number"], f"'{match['number']}' in '{text}'")
     unit = match["unit"].strip()
     return value, f"USD {unit}".strip() if match["dollar"] else unit
@@ -185,14 +190,14 @@ def _check_ambiguous_bit(unit: str) -> None:
             prefix = name[0].lower() if name[0] == "K" else name[0]
             word = _PREFIX_WORDS[prefix]
             raise UnitError(f"'{name}' is ambiguous: write '{prefix}bit' for {word}bits "
-                            f"or '{prefix}B' for {word}bytes")
+                            f"or '{prefix}B' for {word}bytes", "unit-ambiguous")
 
 
 def _parse_unit(unit: str, text: str, hint: str) -> pint.Unit:
     """The pint unit for `unit` (from `text`), or a UnitError; never hands pint anything odd."""
     import pint
 
-    unreadable = UnitError(f"cannot read the unit '{unit}' in '{text}'{hint}")
+    unreadable = UnitError(f"cannot read the unit '{unit}' in '{text}'{hint}", "unit-syntax")
     normal = _normalized(unit)
     if len(normal) > _MAX_UNIT_LENGTH or not _UNIT.fullmatch(normal):
         raise unreadable
@@ -200,7 +205,7 @@ def _parse_unit(unit: str, text: str, hint: str) -> pint.Unit:
     try:
         return registry().parse_units(normal)
     except pint.UndefinedUnitError as error:
-        raise UnitError(f"unknown unit '{error.unit_names[0]}' in '{text}'{hint}") from None
+        raise UnitError(f"unknown unit '{error.unit_names[0]}' in '{text}'{hint}", "unit-unknown") from None
     except Exception:  # pint's parser also raises AssertionError, ZeroDivisionError, ...
         raise unreadable from None
 
@@ -235,7 +240,7 @@ def _si_magnitude(value: float, unit: pint.Unit, text: str) -> float:
     try:
         return float(Fraction(value) * Fraction(factor))
     except OverflowError:
-        raise UnitError(f"'{text}' is too large") from None
+        raise UnitError(f"'{text}' is too large", "too-large") from None
 
 
 def parse_quantity(text: str, kind: str) -> float:
@@ -243,13 +248,14 @@ def parse_quantity(text: str, kind: str) -> float:
     spec = KINDS[kind]
     if _BASE_60.fullmatch(text.strip()):          # 1:30, which YAML 1.1 tools read as 90
         raise UnitError(f"'{text}' is read by YAML 1.1 as a base-60 number; write the value with its unit, "
-                        f"e.g. '{spec.example}'")
+                        f"e.g. '{spec.example}'", "yaml-base60")
     value, unit_text = split_quantity(text, spec.like)
     if not unit_text:
-        raise UnitError(f"expected {spec.like}, got '{text}' (a number without a unit)")
+        raise UnitError(f"expected {spec.like}, got '{text}' (a number without a unit)", "unit-missing")
     unit = _parse_unit(unit_text, text, f"; write e.g. '{spec.example}'")
     if unit.dimensionality != _kind_dims(kind):
-        raise UnitError(f"expected {spec.like}, got '{text}' ({_described(unit.dimensionality)})")
+        raise UnitError(f"expected {spec.like}, got '{text}' ({_described(unit.dimensionality)})",
+                        "unit-dimension")
     return _si_magnitude(value, unit, text)
 
 
@@ -258,12 +264,12 @@ def parse_fraction(text: str) -> float:
     value, unit_text = split_quantity(text, FRACTION_LIKE)
     if not unit_text:
         if not 0 <= value <= 1:
-            raise UnitError(f"expected {FRACTION_LIKE}, got '{text}'")
+            raise UnitError(f"expected {FRACTION_LIKE}, got '{text}'", "out-of-range")
         return value
     unit = _parse_unit(unit_text, text, "; write e.g. '40 %'")
     if unit.dimensionality:
         raise UnitError(f"expected {FRACTION_LIKE}, got '{text}' "
-                        f"({_described(unit.dimensionality)})")
+                        f"({_described(unit.dimensionality)})", "unit-dimension")
     return _si_magnitude(value, unit, text)
 
 
@@ -278,7 +284,7 @@ def _factor(si_unit: str, unit: str) -> Fraction:
     factor_si, base_si = registry().get_base_units(si_unit)
     factor_unit, base_unit = registry().get_base_units(unit)
     if base_si != base_unit:
-        raise UnitError(f"cannot express {si_unit} in {unit}")
+        raise UnitError(f"cannot express {si_unit} in {unit}", "unit-dimension")
     return Fraction(factor_si) / Fraction(factor_unit)
 
 

@@ -46,7 +46,7 @@ def test_validate_json_format(tmp_path):
     doc = json.loads(res.stdout)
     assert doc["ok"] is False
     assert doc["problems"] == [{"file": str(bad), "line": 5, "column": 6, "path": "workloads.w", "level": "error",
-                                "message": "missing required field 'k': inner dimension"}]
+                                "code": "missing-field", "message": "missing required field 'k': inner dimension"}]
 
 
 def test_strict_turns_warnings_into_errors():

@@ -172,7 +172,7 @@ def test_size_cap_on_a_file(tmp_path):
     path = tmp_path / "big.yaml"
     path.write_bytes(b"#" * 1_234_567)
     message = "the file is 1,234,567 bytes; the limit is 200,000"
-    assert load_file(path) == (None, [Problem(str(path), 1, 1, "", message)])
+    assert load_file(path) == (None, [Problem(str(path), 1, 1, "", message, code="file-too-large")])
 
 
 # --- encoding and characters ------------------------------------------------------------
@@ -208,7 +208,7 @@ def test_content_after_document_end_is_a_second_document():
 
 def test_empty_file_is_refused():
     for text in ("", "# only a comment\n\n", "---\n", b""):
-        assert load_text(text, "s.yaml") == (None, [Problem("s.yaml", 1, 1, "", EMPTY)])
+        assert load_text(text, "s.yaml") == (None, [Problem("s.yaml", 1, 1, "", EMPTY, code="empty-file")])
 
 
 # --- syntax errors ----------------------------------------------------------------------
@@ -295,19 +295,20 @@ def test_load_file_reads_and_names(tmp_path):
     path.write_bytes(b"a: [1]\nb: 2\nb: 3\n")
     node, problems = load_file(path)
     assert node.keys() == ["a", "b"]
-    assert problems == [Problem(str(path), 3, 1, "b", "duplicate key 'b' (first given at line 2); keep one")]
+    assert problems == [Problem(str(path), 3, 1, "b", "duplicate key 'b' (first given at line 2); keep one",
+                                code="yaml-duplicate-key")]
     assert load_file(str(path), "shown.yaml")[1][0].file == "shown.yaml"
 
 
 def test_load_file_missing_path(tmp_path):
     path = tmp_path / "nope.yaml"
     message = "cannot read the file: No such file or directory"
-    assert load_file(path) == (None, [Problem(str(path), 1, 1, "", message)])
+    assert load_file(path) == (None, [Problem(str(path), 1, 1, "", message, code="file-unreadable")])
 
 
 def test_load_file_on_a_directory(tmp_path):
     message = "cannot read the file: Is a directory"
-    assert load_file(tmp_path, "dir") == (None, [Problem("dir", 1, 1, "", message)])
+    assert load_file(tmp_path, "dir") == (None, [Problem("dir", 1, 1, "", message, code="file-unreadable")])
 
 
 # --- totality ---------------------------------------------------------------------------

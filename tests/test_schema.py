@@ -163,7 +163,7 @@ def test_json_schema_describes_the_language():
                           "benchmarks"}
     device = props["devices"]["additionalProperties"]
     assert device["properties"]["memory_bandwidth"]["examples"] == ["2 TB/s"]
-    kinds = [v["properties"]["kind"]["const"] for v in props["workloads"]["additionalProperties"]["oneOf"]]
+    kinds = [v["if"]["properties"]["kind"]["const"] for v in props["workloads"]["additionalProperties"]["allOf"]]
     assert kinds == ["matmul", "generate", "forward", "train"]
 
 

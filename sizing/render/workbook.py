@@ -224,15 +224,7 @@ def typed_unit(inp: Input) -> tuple[float, Shown] | None:
 
 
 # -- input ranges: one rule gives the data validation and the sanity check --------------------
-@dataclass(frozen=True)
-class Rule:
-    """The values an input may take."""
-
-    whole: bool = False
-    low: float | None = 0.0
-    strict: bool = True           # low itself excluded
-    high: float | None = None
-    choices: tuple = ()
+Rule = S.Limits     # the values an input may take: its field's limits, as the language declares them
 
 
 def field_of(inp: Input) -> S.Field | None:
@@ -242,9 +234,9 @@ def field_of(inp: Input) -> S.Field | None:
     fields = fields if fields is not None else S.WORKLOAD_FIELDS.get(ent.get("kind"), ())
     for part in inp.path.split("."):
         f = next((f for f in fields if f.name == part), None)
-        if f is None or f.type != "block":
+        if f is None or not isinstance(f.type, S.Block):
             return f
-        fields = f.fields
+        fields = f.type.fields
     return None
 
 
@@ -252,14 +244,7 @@ def rule_of(inp: Input) -> Rule:
     if inp.role in CHOICES:
         return Rule(choices=CHOICES[inp.role])
     f = field_of(inp)
-    if f is None:
-        return Rule()
-    whole = f.type == "integer"
-    if f.positive:
-        return Rule(whole, 0.0, True, f.maximum)
-    if f.nonnegative or f.type == "fraction":
-        return Rule(whole, 0.0, False, f.maximum)
-    return Rule(whole, None, False, f.maximum)
+    return Rule(low=0.0, strict=True) if f is None else f.type.validation(f)
 
 
 def rule_check(rule: Rule, ref: F.Ref) -> list[F.Expr]:

@@ -1,0 +1,295 @@
+"""The scenario language's declarations: every key, its type, meaning, default and limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..kinds import WORKLOAD_KINDS
+from .types import (Block, Bool, CatalogRef, Count, Date, Entries, Enum, FieldType, Fraction, Integer, ListOf,
+                    MapOf, PerDevice, Quantity, Ref, Slug, SweepOf, Text, Variants)
+
+PRECISION_BYTES = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0,
+                   "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
+PRECISIONS = tuple(PRECISION_BYTES)
+DEVICE_KINDS = ("cpu", "gpu", "tpu", "npu", "accelerator")
+DEPLOYMENTS = ("cloud", "on-prem", "edge")
+# Bytes of training state per trainable parameter (mixed precision: 16-bit weights and
+# gradients, fp32 master copy, optimizer moments).
+OPTIMIZER_STATE_BYTES = {"adam": 16.0, "adamw": 16.0, "adam8bit": 10.0, "sgd": 12.0}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One key of the language: its type, meaning, default and limits (limits apply to each value of a
+    map or list)."""
+
+    name: str
+    type: FieldType
+    doc: str
+    required: bool = False
+    default: Any = None
+    positive: bool = False    # strictly greater than zero
+    nonnegative: bool = False
+    maximum: float | None = None
+    example: str = ""
+
+
+SOURCE_ENTRY = (
+    Field("title", Text(), "What the source is.", required=True),
+    Field("url", Text(), "Where it is."),
+    Field("date", Text(), "When: YYYY, YYYY-MM or YYYY-MM-DD."),
+    Field("repo", Text(), "Repository (owner/name)."),
+    Field("path", Text(), "File in the repository."),
+    Field("commit", Text(), "Commit of the file."),
+    Field("note", Text(), "Remark."),
+)
+
+SOURCE_FIELDS = (
+    Field("source", Text(), "Where the entry's figures come from, in a few words."),
+    Field("sources", ListOf(Block(SOURCE_ENTRY)),
+          "Where the figures come from (title, url, date, repo, path, commit, note)."),
+    Field("field_sources", MapOf(Text()),
+          "Per-figure source, keyed by field path, where one figure came from elsewhere."),
+    Field("illustrative", Bool(), "The figures are invented round numbers (the reference's), not a product's."),
+    Field("unverified", ListOf(Text()), "Figures without a firm source."),
+    Field("notes", Text(), "Free text."),
+)
+
+LINK_FIELDS = (
+    Field("bandwidth", Quantity("bandwidth"), "Host link bandwidth per direction.", positive=True, example="25 GB/s"),
+    Field("copy_overhead", Quantity("duration"), "Fixed time per copy call.", nonnegative=True, example="10 us"),
+    Field("launch_overhead", Quantity("duration"), "Fixed time to launch a kernel.", nonnegative=True,
+          example="8 us"),
+)
+
+COST_FIELDS = (
+    Field("reserved_discount", Fraction(), "Committed-use discount on the hourly price.", nonnegative=True,
+          maximum=1.0, default=0.0),
+    Field("purchase", Quantity("money"), "On-premises purchase price per device (with its share of the server).",
+          positive=True, example="30000 USD"),
+    Field("amortisation", Quantity("duration"), "Period over which the purchase is written off.", positive=True,
+          default="3 year", example="3 year"),
+    Field("electricity", Quantity("energy_price"), "Electricity price.", nonnegative=True, example="0.12 USD/kWh"),
+    Field("pue", Count(), "Power usage effectiveness of the data centre (>= 1).", positive=True, default=1.0),
+    Field("hosting", Quantity("hourly_price"), "Hosting per device (rack, network, staff).", nonnegative=True,
+          example="150 USD/month"),
+)
+
+CPU_FIELDS = (
+    Field("cores", Integer(), "Physical cores.", positive=True, required=True),
+    Field("fma_units", Integer(), "Vector fused multiply-add units per core.", positive=True, required=True),
+    Field("vector_width", Quantity("width"), "Vector register width.", positive=True, required=True,
+          example="256 bit"),
+    Field("clock", Quantity("frequency"), "Sustained clock.", positive=True, required=True, example="3 GHz"),
+)
+
+DEVICE_FIELDS = (
+    Field("from", CatalogRef("device"), "Start from a built-in catalog entry and override fields."),
+    Field("name", Text(), "Display name."),
+    Field("kind", Enum(DEVICE_KINDS), "Device class.", default="accelerator"),
+    Field("compute", MapOf(Quantity("compute_rate"), PRECISIONS), "Peak dense rate per precision.",
+          positive=True, example="200 TFLOP/s"),
+    Field("efficiency", Fraction(), "Delivered / peak rate where no delivered rate is given.",
+          positive=True, maximum=1.0, default=1.0),
+    Field("delivered", MapOf(Quantity("compute_rate"), PRECISIONS),
+          "Delivered (measured or assumed) rate per precision.", positive=True, example="100 TFLOP/s"),
+    Field("memory", Quantity("memory"), "Device memory capacity.", positive=True, example="80 GB"),
+    Field("memory_bandwidth", Quantity("bandwidth"), "Device memory bandwidth.", positive=True, example="2 TB/s"),
+    Field("link", Block(LINK_FIELDS), "Host link; omit when data is already local."),
+    Field("matrix_unit", Integer(), "Matrix unit tile edge; dimensions are padded to multiples.", positive=True),
+    Field("price", Quantity("hourly_price"), "Rental price per device-hour.", positive=True,
+          example="2.00 USD/hour"),
+    Field("costs", Block(COST_FIELDS), "Rental discount and on-premises costs."),
+    Field("bandwidth_efficiency", Fraction(), "Delivered / peak memory bandwidth.", positive=True, maximum=1.0,
+          default=1.0),
+    Field("power", Quantity("power"), "Power draw.", positive=True, example="450 W"),
+    Field("deployment", ListOf(Enum(DEPLOYMENTS)), "Where it can be had."),
+    Field("cpu", Block(CPU_FIELDS), "CPU micro-architecture: fp32 peak = cores x fma_units x lanes x 2 x clock."),
+    Field("vendor", Text(), "Vendor."),
+    Field("year", Integer(), "Year of introduction.", positive=True),
+    Field("sparse_note", Text(), "Vendor's sparse figures, kept as a note only."),
+    Field("sparse", MapOf(Quantity("compute_rate"), PRECISIONS),
+          "Vendor's figures with 2:4 structured sparsity: recorded, never used.", positive=True,
+          example="1979 TFLOP/s"),
+) + SOURCE_FIELDS
+
+MODEL_FIELDS = (
+    Field("from", CatalogRef("model"), "Start from a built-in catalog entry and override fields."),
+    Field("config", Text(), "A local Hugging Face config.json (relative to the scenario) to read the fields from."),
+    Field("name", Text(), "Display name."),
+    Field("parameters", Count(), "Total parameters (weights memory).", positive=True, example="7e9"),
+    Field("active_parameters", Count(), "Parameters used per token (mixture-of-experts).", positive=True),
+    Field("layers", Integer(), "Transformer layers.", positive=True),
+    Field("hidden", Integer(), "Hidden size.", positive=True),
+    Field("heads", Integer(), "Attention heads.", positive=True),
+    Field("kv_heads", Integer(), "Key/value heads (grouped-query attention when fewer than heads).", positive=True),
+    Field("head_dim", Integer(), "Dimension per head (default hidden / heads).", positive=True),
+    Field("context", Integer(), "Maximum context in tokens.", positive=True),
+    Field("kv_lora_rank", Integer(), "Multi-head latent attention: latent KV rank.", positive=True),
+    Field("qk_rope_head_dim", Integer(), "Multi-head latent attention: decoupled RoPE key dimension.", positive=True),
+    Field("intermediate", Integer(), "Feed-forward size.", positive=True),
+    Field("vocab", Integer(), "Vocabulary size.", positive=True),
+    Field("experts", Integer(), "Routed experts (mixture-of-experts).", positive=True),
+    Field("experts_per_token", Integer(), "Experts active per token.", positive=True),
+    Field("sliding_window", Integer(), "Sliding attention window in tokens.", positive=True),
+    Field("hf_repo", Text(), "Hugging Face repository."),
+) + SOURCE_FIELDS
+
+TRAFFIC_FIELDS = (
+    Field("peak", Quantity("request_rate"), "Peak arrival rate.", positive=True, example="20 request/s"),
+    Field("average", Quantity("request_rate"), "Average arrival rate (sets the utilisation that prices idle time).",
+          positive=True, example="8 request/s"),
+    Field("utilisation", Fraction(), "Average busy fraction of the devices (prices idle time).",
+          positive=True, maximum=1.0, default=1.0),
+    Field("max_utilisation", Fraction(), "Highest planned utilisation at the peak (headroom).",
+          positive=True, maximum=1.0, default=1.0),
+    Field("redundancy", Integer(), "Extra replicas beyond the peak's need (N+k).", nonnegative=True, default=0),
+)
+
+TARGET_FIELDS = (
+    Field("per_token_p95", Quantity("duration"), "Per-token (decode step) time target.", positive=True,
+          example="50 ms"),
+    Field("ttft_p95", Quantity("duration"), "Time to first token target.", positive=True, example="1 s"),
+    Field("latency_p95", Quantity("duration"), "Request latency target.", positive=True, example="30 ms"),
+)
+
+API_FIELDS = (
+    Field("output_price", Quantity("token_price"), "API price per output token.", positive=True, required=True,
+          example="0.90 USD/Mtoken"),
+    Field("input_price", Quantity("token_price"), "API price per input token.", nonnegative=True,
+          example="0.30 USD/Mtoken"),
+)
+
+BATCH_JOB_FIELDS = (
+    Field("items", Count(), "Items in the bulk job.", positive=True, required=True),
+    Field("tokens", Count(), "Tokens per item.", positive=True, required=True),
+)
+
+COMMON_WORKLOAD = (
+    Field("kind", Enum(WORKLOAD_KINDS), "Workload kind.", required=True),
+    Field("title", Text(), "Display title."),
+    Field("description", Text(), "Free text."),
+    Field("precision", Enum(PRECISIONS), "Numeric precision of weights and compute."),
+)
+
+WORKLOAD_FIELDS = {
+    "matmul": COMMON_WORKLOAD + (
+        Field("m", Integer(), "Rows of A and C.", positive=True, required=True),
+        Field("n", Integer(), "Columns of B and C.", positive=True, required=True),
+        Field("k", Integer(), "Inner dimension.", positive=True, required=True),
+        Field("operands", Enum(("host", "device")),
+              "Where A, B and C live: host (copied over the link) or device.", default="device"),
+    ),
+    "generate": COMMON_WORKLOAD + (
+        Field("model", Ref("model"), "Model id.", required=True),
+        Field("kv_precision", Enum(PRECISIONS), "KV cache precision (default: precision)."),
+        Field("batch", Integer(), "Sequences decoded together.", positive=True, default=1),
+        Field("devices", PerDevice(Integer()),
+              "Devices serving one replica together (tensor parallel): a number, or one per device id.",
+              positive=True, default=1),
+        Field("input_tokens", Count(), "Prompt tokens per request.", positive=True, default=1),
+        Field("output_tokens", Count(), "Generated tokens per request.", positive=True, default=1),
+        Field("traffic", Block(TRAFFIC_FIELDS), "Arrival rate and utilisation."),
+        Field("targets", Block(TARGET_FIELDS), "Latency targets."),
+        Field("api", Block(API_FIELDS), "A hosted API's prices, for the make-or-buy comparison."),
+    ),
+    "forward": COMMON_WORKLOAD + (
+        Field("model", Ref("model"), "Model id (or give parameters)."),
+        Field("parameters", Count(), "Parameters, when no model is named.", positive=True),
+        Field("tokens", Count(), "Tokens per request.", positive=True, default=1),
+        Field("traffic", Block(TRAFFIC_FIELDS), "Arrival rate and utilisation."),
+        Field("targets", Block(TARGET_FIELDS), "Latency targets."),
+        Field("batch_job", Block(BATCH_JOB_FIELDS), "A bulk job (e.g. re-indexing)."),
+    ),
+    "train": COMMON_WORKLOAD + (
+        Field("model", Ref("model"), "Model id.", required=True),
+        Field("method", Enum(("full", "lora")), "Full fine-tuning or LoRA adapters.", default="full"),
+        Field("optimizer", Enum(tuple(OPTIMIZER_STATE_BYTES)),
+              "Optimizer (mixed precision state bytes per parameter).", default="adam"),
+        Field("trainable", Fraction(), "LoRA: trainable share of the parameters.", positive=True,
+              maximum=1.0, default=0.01),
+        Field("tokens", Count(), "Training tokens.", positive=True, required=True),
+        Field("devices", Integer(), "Devices used (default: the fewest that hold the state).", positive=True),
+    ),
+}
+ALL_WORKLOAD_FIELDS = {f.name: f for fs in WORKLOAD_FIELDS.values() for f in fs}
+WORKLOAD = Variants(WORKLOAD_FIELDS, needs={"forward": ("model", "parameters")})
+
+BENCHMARK_FIELDS = (
+    Field("file", Text(), "A JSON record file (the reference's format), relative to the scenario."),
+    Field("id", Slug(), "Record id (default bench-N)."),
+    Field("model", Text(), "Model as recorded."),
+    Field("precision", Text(), "Precision as recorded."),
+    Field("device", Text(), "Device as recorded."),
+    Field("input_tokens", Count(), "Prompt tokens.", positive=True),
+    Field("output_tokens", Count(), "Generated tokens.", positive=True),
+    Field("batch_size", Count(), "Batch size.", positive=True),
+    Field("throughput_output_tokens_per_s", Count(), "Measured output tokens per second.", positive=True),
+    Field("latency_ms", MapOf(Count()), "Latency percentiles in ms.", nonnegative=True),
+    Field("memory_gb", MapOf(Count()), "Memory allocated / peak used in GB.", nonnegative=True),
+    Field("power_w_avg", Count(), "Average power in W.", positive=True),
+    Field("hourly_cost_usd", Count(), "Price per device-hour in USD.", positive=True),
+    Field("utilisation", Fraction(), "Share of time real traffic keeps the device busy.", positive=True,
+          maximum=1.0),
+    Field("workload", Ref("workload"), "Scenario workload predicting the same configuration (for calibration)."),
+    Field("scenario_device", Ref("device"), "Scenario device the record was measured on (for calibration)."),
+)
+
+# Requirement words and the check each names.
+REQUIREMENTS = {"fits_memory": "fits", "fits": "fits", "meets_targets": "meets_targets",
+                "cloud": "available_cloud", "on-prem": "available_on_prem", "edge": "available_edge"}
+
+DECISION_FIELDS = (
+    Field("objective", Text(), "Quantity to minimise (or maximise for rates), e.g. cost_per_million_tokens.",
+          default="cost_per_million_tokens"),
+    Field("workload", Ref("workload"), "Workload whose objective ranks the options (default: first that has it)."),
+    Field("require", ListOf(Enum(tuple(REQUIREMENTS), noun="requirement")),
+          "Checks every option must pass: fits_memory, meets_targets."),
+)
+
+def numeric_workload_fields() -> dict[str, Field]:
+    """Every numeric workload field by its path (`batch`, `traffic.peak`): what a sweep may vary."""
+    out: dict[str, Field] = {}
+    for f in ALL_WORKLOAD_FIELDS.values():
+        subs = [(x, f"{f.name}.{x.name}") for x in f.type.fields] if isinstance(f.type, Block) else [(f, f.name)]
+        for sub, path in subs:
+            if sub.type.numeric:
+                out.setdefault(path, sub)
+    return out
+
+
+SWEEP_FIELDS = {
+    **numeric_workload_fields(),
+    "size": Field("size", Integer(), "Matrix size: m = n = k.", positive=True),
+    "precision": Field("precision", Enum(PRECISIONS), "Precision."),
+    "utilisation": Field("utilisation", Fraction(), "Average busy share (traffic.utilisation).", positive=True,
+                         maximum=1.0),
+}
+SWEEP_KEYS = tuple(SWEEP_FIELDS)
+SWEEP_RANGE = (
+    Field("from", Count(), "First value (with a unit where the field has one).", required=True),
+    Field("to", Count(), "Last value.", required=True),
+    Field("points", Integer(), "Number of points.", positive=True, required=True),
+    Field("scale", Enum(("linear", "log")), "Spacing.", default="linear"),
+)
+SWEEP = SweepOf(SWEEP_FIELDS, SWEEP_RANGE)
+MAX_SWEEP_POINTS = 10_000_000
+
+TOP_FIELDS = (
+    Field("sizing", Integer(choices=(1,)), "Format version: 1.", required=True),
+    Field("name", Slug(), "Scenario id: a-z 0-9 -.", required=True),
+    Field("title", Text(), "Title of the decision."),
+    Field("description", Text(), "Free text."),
+    Field("owner", Text(), "Who owns the decision."),
+    Field("date", Date(), "Date of the scenario, YYYY-MM-DD."),
+    Field("status", Enum(("draft", "review", "final")), "Status of the decision."),
+    Field("devices", Entries(Block(DEVICE_FIELDS)), "Devices by id.", required=True),
+    Field("models", Entries(Block(MODEL_FIELDS)), "Models by id."),
+    Field("workloads", Entries(WORKLOAD), "Workloads by id.", required=True),
+    Field("compare", ListOf(Ref("device"), unique=True), "Devices each workload is evaluated on (default: all)."),
+    Field("sweep", SWEEP, "One workload field swept over values, e.g. {batch: [1, 8, 64]}."),
+    Field("decision", Block(DECISION_FIELDS), "How the options are ranked."),
+    Field("benchmarks", ListOf(Block(BENCHMARK_FIELDS)), "Measured records."),
+)
+TOP = {f.name: f for f in TOP_FIELDS}
