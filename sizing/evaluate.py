@@ -179,9 +179,10 @@ def plan_ref(p: Pair, qid: str) -> F.Ref | None:
 
 
 # -- evaluation -----------------------------------------------------------------------------
-def run(pairs: list[Pair], env: dict[str, Any]) -> dict[str, Any]:
-    """Evaluate every present quantity of the pairs in order; env gains the results."""
-    for stage in ("planned", "compared"):
+def run(pairs: list[Pair], env: dict[str, Any], stages: tuple[str, ...] = ("planned", "compared")) -> dict[str, Any]:
+    """Evaluate every present quantity of the pairs in order; env gains the results. The comparisons read
+    the other devices' pairs: run only "planned" when not every pair of the workload is run."""
+    for stage in stages:
         for p in pairs:
             for x in getattr(p, stage):
                 if not isinstance(x.expr, F.Missing):
@@ -305,7 +306,7 @@ def sweep(scn: Scenario, binder: Binder, pairs: list[Pair], env: dict[str, Any])
         if s.workload and w.id != s.workload:
             continue
         if s.parameter == "precision":
-            res = precision_sweep(scn, w, s)
+            res = precision_sweep(scn, w, s) if scn.compare else None
         else:
             keys = [f"workload.{w.id}.{p}" for p in sweep_paths(s.parameter)]
             if not all(k in binder.inputs for k in keys):
@@ -382,7 +383,7 @@ def refine(ab, qid: str, env: dict, keys: list[str], lo: float, hi: float) -> fl
     senv = dict(env)
     for k in keys:
         senv[k] = xs
-    run(list(ab), senv)
+    run(list(ab), senv, ("planned",))
     ta, tb = (np.broadcast_to(senv[f"{p.workload}/{p.device}/{qid}"], xs.shape) for p in ab)
     diff = ta - tb
     j = int(np.nonzero(np.sign(diff[:-1]) * np.sign(diff[1:]) <= 0)[0][0])
@@ -397,6 +398,8 @@ DEFAULT_REQUIREMENTS = ("fits_memory", "meets_targets")   # an option must run a
 def decide(r: Results) -> Decision | None:
     """Rank the compared devices by the objective; list each requirement an option fails."""
     dec = r.scenario.decision
+    if not r.scenario.compare:
+        return None                       # no option to rank
     objective = dec.get("objective") if dec else "cost_per_million_tokens"
     wid = dec.get("workload") if dec else None
     if wid is None:
