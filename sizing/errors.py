@@ -67,6 +67,7 @@ CODES = {
     # evaluation
     "missing-input": "a quantity left out for want of an input (no rate at the precision, no price ...)",
     "nothing-swept": "no compared workload has the swept field",
+    "nothing-compared": "`compare` lists no device: no workload is evaluated",
 }
 
 

@@ -337,10 +337,11 @@ def precision_sweep(scn: Scenario, w: Entity, s: Sweep) -> SweepResult:
     series: dict[str, dict[str, list]] = {}
     for prec in s.values:
         tmp = Binder(scn)
-        wp = Entity(w.kind, w.id, dict(w.values), w.line, w.col)
+        wp = Entity(w.kind, w.id, dict(w.values), w.line, w.col, dict(w.follows))
         wp.values["precision"] = replace(w.values["precision"], value=prec, text=prec)
-        if w.has("kv_precision") and w.values["kv_precision"].source.startswith("default"):
-            wp.values["kv_precision"] = replace(w.values["kv_precision"], value=prec, text=prec)   # follows
+        for path, src in w.follows.items():          # a default that copies the precision follows the sweep
+            if src == "precision":
+                wp.values[path] = replace(w.values[path], value=prec, text=prec)
         ps = [Pair(w.id, d, w.get("kind"), pair_plan(tmp, wp, scn.devices[d], prec)) for d in scn.compare]
         senv = run(ps, {k: i.value.value for k, i in tmp.inputs.items()})
         for p in ps:

@@ -208,6 +208,7 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
         ent.values["precision"] = default_value(K.get(kind).default_precision, None, chk.file, ent)
     if kind == "generate" and "kv_precision" not in ent.values:
         ent.values["kv_precision"] = replace(ent.values["precision"], source="default: same as precision")
+        ent.follows["kv_precision"] = "precision"
     avg, peak = ent.values.get("traffic.average"), ent.values.get("traffic.peak")
     if avg is not None and peak is not None and avg.value > peak.value:
         chk.problem(avg, f"{path}.traffic.average", f"the average '{avg.text}' is above the peak '{peak.text}'",
@@ -319,6 +320,9 @@ def compare_list(chk: Checker, node: Node | None, devices: dict) -> list[str]:
             chk.problem(v, "compare", f"'{v.value}' is listed twice", "duplicate-entry")
         else:
             out.append(v.value)
+    if not vals and not any(p.path == "compare" for p in chk.problems):
+        chk.problem(node, "compare", "lists no device, so no workload is evaluated; name devices, or leave "
+                    "'compare' out to evaluate every device", "nothing-compared", "warning")
     return out
 
 

@@ -32,6 +32,7 @@ class Entity:
     values: dict[str, Value] = field(default_factory=dict)
     line: int = 1
     col: int = 1
+    follows: dict[str, str] = field(default_factory=dict)   # a defaulted field -> the field it copies
 
     def get(self, path: str, default: Any = None) -> Any:
         v = self.values.get(path)
