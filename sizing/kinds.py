@@ -30,8 +30,7 @@ class Kind:
     swept: tuple[str, ...] = ()                      # shown for a numeric sweep (terminal, workbook)
     swept_precision: tuple[str, ...] = ()            # shown for a precision sweep (terminal, workbook, report)
     memory: Memory | None = None                     # the memory chart
-    roofline: bool = False                           # has an operating point on a roofline
-    roofline_point: str = ""                         # what the roofline's dot is
+    roofline_point: str = ""                         # what its dot on a roofline is (none: no roofline chart)
     cost_per_unit: str | None = None                 # cost per unit of work (cost vs utilisation chart)
     default_utilisation: bool = False                # gets a 100 % utilisation input when none is given
     workload: bool = True                            # a kind a scenario may declare
@@ -44,7 +43,7 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
          headline=("flops", "bytes", "intensity", "bound", "attainable_rate", "compute_time", "transfer_time",
                    "overhead_time", "total_time", "transfer_share", "effective_rate"),
          swept=("total_time", "effective_rate", "transfer_share"),
-         roofline=True, roofline_point="the kernel"),
+         roofline_point="the kernel"),
     Kind("generate", "LLM serving", default_precision="bf16", devices_role="replica_devices",
          objectives={"latency": "request_latency", "cost": "cost_per_million_tokens"}, crossover="step_time",
          key_figures=("memory_required", "replica_memory", "step_time", "ttft_p95", "ttft", "tokens_per_s",
@@ -56,7 +55,7 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
          swept_precision=("weights_bytes", "memory_required", "fits", "step_time", "tokens_per_s",
                           "cost_per_million_tokens"),
          memory=Memory((("weights", "weights_bytes"), ("KV cache", "kv_cache_bytes"))),
-         roofline=True, roofline_point="the decode step", cost_per_unit="cost_per_million_tokens",
+         roofline_point="the decode step", cost_per_unit="cost_per_million_tokens",
          default_utilisation=True),
     Kind("forward", "single forward pass", default_precision="fp32",
          objectives={"cost": "cost_per_million_requests"}, crossover="latency",

@@ -122,7 +122,7 @@ def test_types_are_values_named_as_the_docs_spell_them():
     assert [t.name for t in (S.Quantity("memory"), S.MapOf(S.Count()), S.ListOf(S.Enum(("a",))),
                              S.PerDevice(S.Integer()), S.Ref("model"), S.CatalogRef("device"), S.Fraction())] == [
         "quantity:memory", "map:count", "list:enum", "per_device:integer", "ref:model", "catalog:device", "fraction"]
-    assert S.Fraction() == "fraction" and S.Count() != "fraction"      # code that still compares with the names
+    assert S.Fraction() == S.Fraction() and S.Count() != S.Fraction() and S.Fraction() != "fraction"
 
 
 def declarations():

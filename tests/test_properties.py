@@ -89,6 +89,16 @@ def never_increases(values: np.ndarray) -> bool:
 
 
 FACTORS = np.geomspace(0.25, 4, 25)
+
+
+def moved_series(name: str, role: str, qids: tuple[str, ...]) -> list[np.ndarray]:
+    """Every quantity of `qids` on every pair, with each input of `role` moved along FACTORS (skips without one)."""
+    r = results(name)
+    moves = along(r, role, FACTORS)
+    if not moves:
+        pytest.skip(f"no {role} in {name}")
+    env = what_if(r, moves)
+    return [q for qid in qids for q in series(env, r, qid, len(FACTORS))]
 TIMES = ("step_time", "ttft", "total_time", "kernel_time", "latency", "prefill_time", "duration", "request_latency")
 COSTS = ("monthly_cost", "cost_per_million_tokens", "cost_per_million_requests", "cost", "batch_job_cost",
          "monthly_cost_rent", "device_rate", "rent_rate")
@@ -98,12 +108,7 @@ COSTS = ("monthly_cost", "cost_per_million_tokens", "cost_per_million_requests",
 @pytest.mark.parametrize("role", ["memory_bandwidth", "bandwidth_efficiency", "efficiency", "delivered_given",
                                   "compute_rate", "link_bandwidth"])
 def test_more_bandwidth_or_rate_is_never_slower(name, role):
-    r = results(name)
-    moves = along(r, role, FACTORS)
-    if not moves:
-        pytest.skip(f"no {role} in {name}")
-    env = what_if(r, moves)
-    checked = [q for qid in TIMES for q in series(env, r, qid, len(FACTORS))]
+    checked = moved_series(name, role, TIMES)
     assert checked
     assert all(never_increases(s) for s in checked)
 
@@ -126,12 +131,7 @@ def test_more_traffic_never_needs_fewer_replicas(name):
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("role", ["price", "purchase", "electricity", "hosting", "power"])
 def test_a_higher_price_never_lowers_a_cost(name, role):
-    r = results(name)
-    moves = along(r, role, FACTORS)
-    if not moves:
-        pytest.skip(f"no {role} in {name}")
-    env = what_if(r, moves)
-    checked = [q for qid in COSTS for q in series(env, r, qid, len(FACTORS))]
+    checked = moved_series(name, role, COSTS)
     assert checked
     assert all(never_decreases(s) for s in checked)
 

@@ -83,8 +83,6 @@ class FieldType:
         return type(self).__name__.lower()
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):   # `f.type == "fraction"` in code written against the former type names
-            return other == self.name
         return type(other) is type(self) and vars(other) == vars(self)
 
     def __hash__(self) -> int:

@@ -372,7 +372,7 @@ def sweep_tables(r: Results, wid: str) -> tuple[Table, ...]:
 
 def workload_charts(r: Results, wid: str, pairs: list[Pair]) -> tuple[Chart, ...]:
     kind = K.get(pairs[0].kind)
-    found = [roofline_chart(r, wid, pairs) if kind.roofline else None,
+    found = [roofline_chart(r, wid, pairs) if kind.roofline_point else None,
              memory_chart(r, wid, pairs) if kind.memory else None]
     for s in r.sweeps:
         if s.workload == wid and s.parameter == "batch":

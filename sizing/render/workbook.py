@@ -199,7 +199,7 @@ def exact_format(value: float, percent: bool = False) -> str:
 def input_shown(inp: Input) -> tuple[float, Shown]:
     """An input's value in the unit the user wrote ('3.35 TB/s' -> 3.35 TB/s), else a readable one."""
     v = inp.value.value
-    if getattr(field_of(inp), "type", None) == "fraction":
+    if isinstance(getattr(field_of(inp), "type", None), S.Fraction):
         return v, Shown("%", 1.0, True)
     if not inp.unit:
         return v, Shown("")
