@@ -14,7 +14,15 @@ from .formulas.graph import Planned, QuantityDef
 from . import kinds as K
 from .kinds import objective_id
 from .results import Crossover, Decision, Failure, Option
-from .schema import OPTIMIZER_STATE_BYTES, PRECISION_BYTES, REQUIREMENTS, Entity, Scenario, Value
+from .catalog import FAMILY_FIELDS, family_defaults
+from .schema import (DEVICE_FIELDS, OPTIMIZER_STATE_BYTES, PRECISION_BYTES, REQUIREMENTS, Entity, Fraction, Scenario,
+                     Value, compute_precision)
+from .units import parse_fraction
+
+# Structure a workload gets when it does not say: one pipeline stage, no expert or tensor split in training.
+PARALLEL_DEFAULTS = {"pipeline": ("parallel.pipeline", 1), "expert_parallel": ("parallel.expert", 1),
+                     "micro_batches": ("parallel.micro_batches", 8)}
+ACTIVATION_BYTES_MIN = 2.0      # activations travel between devices in 16 bits at least
 from .scenario import Sweep
 
 # Sweep parameters that are not a field of the same name.
@@ -112,16 +120,47 @@ class Binder:
                 continue
             for role, i in F.INPUTS.items():
                 if (path := i.path(ent.kind)) is not None:
-                    refs[role] = self.add(role, ent, path.format(p=precision)) or refs.get(role)
+                    refs[role] = self.add(role, ent, path.format(p=compute_precision(precision))) or refs.get(role)
+        if d is not None:
+            refs.update(self.family(d, refs))
         if (role := K.get(w.get("kind")).devices_role) is not None:
             per_device = f"devices.{d.id}" if d is not None else None
             refs[role] = self.add(role, w, per_device) if per_device in w.values else self.add(role, w, "devices")
         refs.update(self.choices(w, precision))
         return {r: ref for r, ref in refs.items() if ref is not None}
 
+    def family(self, d: Entity, refs: dict[str, F.Ref | None]) -> dict[str, F.Ref | None]:
+        """The device family's default for each efficiency and overhead the device does not state; training
+        efficiency follows a stated compute efficiency."""
+        out: dict[str, F.Ref | None] = {}
+        if not d.has("train_efficiency") and d.has("efficiency"):
+            out["train_efficiency"] = refs.get("efficiency")
+        figures = family_defaults().get(d.get("kind"), {})
+        for name in FAMILY_FIELDS:
+            if d.has(name) or name in out or name not in figures:
+                continue
+            entry = figures[name]
+            f = next(x for x in DEVICE_FIELDS if x.name == name)
+            text = str(entry["value"])
+            value, unit = (parse_fraction(text), "") if isinstance(f.type, Fraction) else f.type.default(text)[:2]
+            why = entry.get("basis", "")
+            v = derived(d, value, unit, text, f"default for a {d.get('kind')}{': ' + why if why else ''}")
+            out[name] = self.add(name, d, name, v)
+        return out
+
     def choices(self, w: Entity, precision: str) -> dict[str, F.Ref | None]:
-        """Inputs derived from a choice: bytes per value, training state bytes, default utilisation."""
+        """Inputs derived from a choice: bytes per value, training state bytes, default utilisation, the
+        parallel structure a workload leaves out, the bytes of an activation sent between devices."""
         out = {"bytes_per_value": self.choice(w, "bytes_per_value", precision, "precision")}
+        act = max(ACTIVATION_BYTES_MIN, PRECISION_BYTES[compute_precision(precision)])
+        v = derived(w, act, "byte", f"{act:g} byte", f"{compute_precision(precision)} activations, 16-bit at least",
+                    like="precision")
+        out["activation_bytes"] = self.add("activation_bytes", w, "activation_bytes", v)
+        for role, (path, default) in PARALLEL_DEFAULTS.items():
+            if not w.has(path):
+                out[role] = self.add(role, w, path, derived(w, default, "", str(default), "default"))
+        if w.get("kind") == "train" and not w.has("parallel.tensor"):
+            out["tensor_given"] = self.add("tensor_given", w, "parallel.tensor", derived(w, 1, "", "1", "default"))
         if w.has("kv_precision"):
             kvp = w.get("kv_precision")
             out["kv_bytes_per_value"] = self.choice(w, "kv_bytes_per_value", kvp, "kv_precision")
@@ -137,13 +176,23 @@ class Binder:
         return out
 
     def choice(self, w: Entity, role: str, precision: str, like: str) -> F.Ref | None:
+        precision = compute_precision(precision) if role == "kv_bytes_per_value" else precision
         nbytes = PRECISION_BYTES[precision]
         v = derived(w, nbytes, "byte", precision, f"{precision} = {nbytes:g} bytes per value", like=like)
         return self.add(role, w, role, v)
 
 
+def replica_of(w: Entity, d: Entity | None) -> str:
+    """single or multi: whether one replica (or a training job) of `w` spans several devices of `d`."""
+    count = w.get(f"devices.{d.id}") if d is not None and w.has(f"devices.{d.id}") else w.get("devices")
+    if w.get("kind") == "train" and count is None:
+        return "auto"                 # the devices follow from the state or a deadline: one or several
+    return "multi" if (count or 1) > 1 else "single"
+
+
 def texts_for(w: Entity, d: Entity | None, precision: str) -> dict[str, str]:
-    t = {"precision": precision, "operands": w.get("operands"), "method": w.get("method")}
+    t = {"precision": precision, "operands": w.get("operands"), "method": w.get("method"),
+         "replica": replica_of(w, d), "recompute": "yes" if w.get("recompute") else None}
     if d is not None:
         t["device_kind"] = d.get("kind")
         where = [v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")]

@@ -57,7 +57,7 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
          memory=Memory((("weights", "weights_bytes"), ("KV cache", "kv_cache_bytes"))),
          roofline_point="the decode step", cost_per_unit="cost_per_million_tokens",
          default_utilisation=True),
-    Kind("forward", "single forward pass", default_precision="fp32",
+    Kind("forward", "single forward pass", default_precision="fp32", devices_role="replica_devices",
          objectives={"cost": "cost_per_million_requests"}, crossover="latency",
          key_figures=("footprint_bytes", "latency", "response_p95", "requests_per_s", "devices_needed",
                       "monthly_cost", "batch_job_time"),

@@ -128,6 +128,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
         return None, chk.problems
     for m in models.values():
         model_defaults(m, file)
+    check_context(chk, models, workloads)
     scn = Scenario(file, data, meta, devices, models, workloads, compare, sweep, decision, benches, used)
     return scn, chk.problems
 
@@ -203,6 +204,7 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
     before = len(chk.problems)
     chk.block(node, fields, path, ent.values)
     explain_foreign_keys(chk, before, kind)
+    check_parallel(chk, ent, kind, path)
     fill_defaults(ent, fields, chk.file)
     if "precision" not in ent.values:
         ent.values["precision"] = default_value(K.get(kind).default_precision, None, chk.file, ent)
@@ -216,6 +218,46 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
     if isinstance(node, Mapping) and (lacking := S.WORKLOAD.needs_message(kind, node.keys())):
         chk.problem(node, path, lacking, "missing-field")
     return ent
+
+
+def check_parallel(chk: Checker, ent: Entity, kind: str, path: str) -> None:
+    """The parallel layout must multiply to the devices it splits."""
+    tensor, pipeline = ent.get("parallel.tensor"), ent.get("parallel.pipeline", 1)
+    counts = [(p, v) for p, v in ent.values.items() if p == "devices" or p.startswith("devices.")]
+    for p, v in counts:
+        if kind == "generate":
+            if tensor is not None and tensor * pipeline != v.value:
+                chk.problem(ent.values["parallel.tensor"], f"{path}.parallel",
+                            f"tensor ({tensor}) × pipeline ({pipeline}) is {tensor * pipeline}, but `{p}` is "
+                            f"{v.value}; make the product equal the devices of a replica", "parallel-mismatch")
+            elif v.value % pipeline:
+                chk.problem(v, f"{path}.{p}", f"{v.value} devices do not split into {pipeline} pipeline stages; "
+                            "give a multiple of parallel.pipeline", "parallel-mismatch")
+            if ent.get("parallel.expert", 1) > v.value:
+                chk.problem(ent.values["parallel.expert"], f"{path}.parallel.expert",
+                            f"{ent.get('parallel.expert')} expert-parallel ways exceed the {v.value} devices of a "
+                            "replica", "parallel-mismatch")
+        elif kind == "train":
+            split = (tensor or 1) * pipeline * ent.get("parallel.data", 1)
+            if v.value % ((tensor or 1) * pipeline) or (ent.has("parallel.data") and split != v.value):
+                chk.problem(v, f"{path}.{p}", f"{v.value} devices do not split into tensor × pipeline × data = "
+                            f"{tensor or 1} × {pipeline} × {ent.get('parallel.data', 'any')}; give devices that "
+                            "the layout multiplies to", "parallel-mismatch")
+
+
+def check_context(chk: Checker, models: dict, workloads: dict) -> None:
+    """A request longer than the model's context length is a located warning (an error with --strict)."""
+    for w in workloads.values():
+        m = models.get(w.get("model")) if w.has("model") else None
+        if m is None or not m.has("context"):
+            continue
+        tokens = w.get("input_tokens", 0) + w.get("output_tokens", 0) if w.get("kind") == "generate" else \
+            w.get("tokens", 0) if w.get("kind") == "forward" else w.get("sequence", 0)
+        if tokens > m.get("context"):
+            at = next((w.values[k] for k in ("input_tokens", "tokens", "sequence") if k in w.values), w.values["kind"])
+            chk.problem(at, f"workloads.{w.id}", f"{tokens:,.0f} tokens per sequence exceed the context length of "
+                        f"model '{m.id}' ({m.get('context'):,}); shorten the request or choose a model with a "
+                        "longer context", "over-context", "warning")
 
 
 def explain_foreign_keys(chk: Checker, since: int, kind: str) -> None:

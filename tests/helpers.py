@@ -29,3 +29,11 @@ def value(r: Results, workload: str, device: str, qid: str):
     pair = r.pair(workload, device)
     assert pair is not None, (workload, device)
     return pair.values[qid]
+
+
+def family_figure(family: str, name: str) -> float:
+    """A device family's default figure in SI units (fractions as shares, times in seconds)."""
+    from sizing.catalog import family_defaults
+    from sizing.units import parse_fraction, parse_quantity
+    text = str(family_defaults()[family][name]["value"])
+    return parse_fraction(text) if text.endswith("%") else parse_quantity(text, "duration")

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from helpers import problems_of, results_of
+from helpers import family_figure, problems_of, results_of
 from sizing.evaluate import evaluate
 from sizing.formulas.expr import _erlang_c, _fleet_search
 from sizing.scenario import load_scenario_bytes
@@ -127,8 +127,10 @@ def test_best_batch_meets_the_per_token_target():
         p = r.pair("chat", dev).values
         assert p["best_batch"] <= p["max_batch"]
         per_seq = 1150 * p["kv_bytes_per_token"]
+        flops = 2 * 8030261248 + 4 * 32 * 32 * 128 * 1150        # weights + attention at the average position
+        floor = 32 * family_figure("gpu", "layer_overhead")       # 32 layers x the gpu family's overhead per layer
         step = lambda b: max((p["weights_bytes"] + b * per_seq) / p["delivered_bandwidth"],  # noqa: E731
-                             2 * 8030261248 * b / p["delivered_rate"])
+                             flops * b / p["delivered_rate"]) + floor
         b = p["best_batch"]
         assert step(b) <= 0.050 and (b == p["max_batch"] or step(b + 1) > 0.050)
         assert p["best_batch_tokens_per_s"] == pytest.approx(b / step(b))
@@ -142,14 +144,14 @@ devices:
 models:
   m: {parameters: 7e9}
 workloads:
-  chat: {kind: generate, model: m, batch: 16, input_tokens: 1500, output_tokens: 300}
+  chat: {kind: generate, model: m, batch: 16, input_tokens: 1, output_tokens: 300}
 benchmarks:
   - {id: run-1, workload: chat, scenario_device: acc, throughput_output_tokens_per_s: MEASURED, hourly_cost_usd: 2}
 """
 
 
 def test_calibration_recovers_a_known_efficiency():
-    predicted = 16 / (14e9 / 2e12)                          # memory-bound: 7 ms per step
+    predicted = 16 * 300 / (301 * 14e9 / 2e12)              # memory-bound: 7 ms per step, and for the prefill
     measured = 0.6 * predicted                              # a device that delivers 60 % of its bandwidth
     r = evaluated(CALIBRATE.replace("MEASURED", repr(measured)))
     b = r.pair("run-1", "record").values
@@ -176,14 +178,16 @@ devices:
   h100: {from: nvidia-h100-sxm5-80gb, price: 2.5 USD/hour}
   h200: {from: nvidia-h200-sxm-141gb, price: 3.5 USD/hour}
 workloads:
-  chat: {kind: generate, model: llama-3.1-70b, batch: 8, input_tokens: 1000, output_tokens: 200,
+  chat: {kind: generate, model: llama-3.1-70b, batch: 2, input_tokens: 1000, output_tokens: 200,
          devices: {h100: 2}}
 """
     r = evaluated(text)
     h100, h200 = r.pair("chat", "h100").values, r.pair("chat", "h200").values
-    assert h100["replica_memory"] == 160e9 and h100["fits"] is True
-    assert h200["replica_memory"] == 141e9 and h200["fits"] is False
-    assert h100["step_memory_time"] == pytest.approx(h100["step_bytes"] / (2 * 3.35e12))
+    assert h100["replica_memory"] == pytest.approx(160e9 * (1 - family_figure("gpu", "memory_reserve")))
+    assert h100["fits"] is True
+    reserve = family_figure("gpu", "memory_reserve")
+    assert h200["replica_memory"] == pytest.approx(141e9 * (1 - reserve)) and h200["fits"] is False
+    assert h100["step_memory_time"] == pytest.approx(h100["step_bytes"] / (2 * 3.35e12 * family_figure("gpu", "bandwidth_efficiency")))
     assert h100["cost_per_million_tokens"] == pytest.approx(2 * 2.5 / 3600 / h100["tokens_per_s"] * 1e6)
     assert r.decision.recommendation == "h100"
 

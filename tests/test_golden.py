@@ -71,7 +71,7 @@ def test_7b_decode_batch_1():
     r = results_of("ref-7b-decode")
     assert value(r, "decode-batch-1", "accelerator", "weights_bytes") == 14e9
     assert value(r, "decode-batch-1", "accelerator", "step_time") == pytest.approx(7e-3)
-    assert round(value(r, "decode-batch-1", "accelerator", "tokens_per_s")) == 143
+    assert round(value(r, "decode-batch-1", "accelerator", "decode_tokens_per_s")) == 143
     assert value(r, "decode-batch-1", "accelerator", "step_compute_time") == pytest.approx(0.07e-3)
     assert value(r, "decode-batch-1", "accelerator", "step_flops") == pytest.approx(14e9)
     assert value(r, "decode-batch-1", "accelerator", "bound") == "memory"
@@ -80,7 +80,7 @@ def test_7b_decode_batch_1():
 def test_7b_decode_batch_64():
     r = results_of("ref-7b-decode")
     assert value(r, "decode-batch-64", "accelerator", "step_time") == pytest.approx(7e-3)
-    assert round(value(r, "decode-batch-64", "accelerator", "tokens_per_s"), -2) == 9100
+    assert round(value(r, "decode-batch-64", "accelerator", "decode_tokens_per_s"), -2) == 9100
     assert round(value(r, "decode-batch-64", "accelerator", "tokens_per_s_per_user")) == 143
     assert value(r, "decode-batch-64", "accelerator", "compute_bound_batch") == pytest.approx(100)
 

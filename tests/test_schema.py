@@ -132,7 +132,23 @@ def test_defaults_are_recorded_with_their_source():
     chat = scn.workloads["chat"]
     assert chat.get("precision") == "bf16" and chat.values["precision"].source == "default"
     assert chat.get("batch") == 1
-    assert scn.devices["gpu"].get("efficiency") == 1.0
+    assert "efficiency" not in scn.devices["gpu"].values        # the family default is bound at evaluation
+
+
+def test_family_defaults_are_inputs_with_their_evidence():
+    from sizing.evaluate import evaluate
+    from sizing.scenario import load_scenario_bytes
+    scn, _ = load_scenario_bytes(BASE.encode(), "s.yaml")
+    inputs = evaluate(scn).inputs
+    eff = inputs["device.gpu.efficiency"].value
+    assert eff.source.startswith("default for a gpu") and 0.2 < eff.value < 0.9
+    assert inputs["device.gpu.layer_overhead"].value.unit == "s"
+    # a stated compute efficiency is what training runs at too, unless train_efficiency is given
+    text = with_line("    kind: gpu", "    kind: gpu\n    efficiency: 42 %")
+    scn, _ = load_scenario_bytes(text.encode(), "s.yaml")
+    binder = __import__("sizing.evaluate", fromlist=["Binder"]).Binder(scn)
+    refs = binder.pair_inputs(scn.workloads["chat"], scn.devices["gpu"], "bf16")
+    assert refs["train_efficiency"].key == refs["efficiency"].key == "device.gpu.efficiency"
 
 
 def test_catalog_entries_merge_under_overrides():

@@ -10,8 +10,21 @@ from .types import (Block, Bool, CatalogRef, Count, Date, Entries, Enum, FieldTy
                     MapOf, PerDevice, Quantity, Ref, Slug, SweepOf, Text, Variants)
 
 PRECISION_BYTES = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0,
-                   "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
+                   "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5,
+                   # Grouped weight-only formats: the weights plus a 16-bit scale per group (and a 4-bit zero
+                   # point per group where asymmetric), dequantised to 16-bit before the arithmetic.
+                   "q8_0": 8.5 / 8,                  # llama.cpp: 32 int8 weights + one fp16 scale
+                   "q4_0": 4.5 / 8,                  # llama.cpp: 32 int4 weights + one fp16 scale
+                   "int4-g32": (4 + 20 / 32) / 8,    # GPTQ/AWQ style, group 32: fp16 scale + 4-bit zero point
+                   "int4-g128": (4 + 20 / 128) / 8}  # GPTQ/AWQ style, group 128
 PRECISIONS = tuple(PRECISION_BYTES)
+# Weight-only formats and the precision their arithmetic (and their KV cache) runs at.
+WEIGHT_ONLY = {"q8_0": "fp16", "q4_0": "fp16", "int4-g32": "fp16", "int4-g128": "fp16"}
+
+
+def compute_precision(precision: str) -> str:
+    """The precision whose peak rate a format's arithmetic runs at (weight-only formats dequantise)."""
+    return WEIGHT_ONLY.get(precision, precision)
 DEVICE_KINDS = ("cpu", "gpu", "tpu", "npu", "accelerator")
 DEPLOYMENTS = ("cloud", "on-prem", "edge")
 # Bytes of training state per trainable parameter (mixed precision: 16-bit weights and
@@ -63,6 +76,22 @@ LINK_FIELDS = (
           example="8 us"),
 )
 
+INTERCONNECT_FIELDS = (
+    Field("bandwidth", Quantity("bandwidth"), "Scale-up fabric bandwidth per device, one direction.", positive=True,
+          required=True, example="450 GB/s"),
+    Field("latency", Quantity("duration"), "Fixed time per collective step (small-message latency).", nonnegative=True,
+          default="0 s", example="5 us"),
+    Field("domain", Integer(), "Devices that share the scale-up fabric (e.g. 8 on an HGX board).", positive=True,
+          default=1),
+)
+
+NETWORK_FIELDS = (
+    Field("bandwidth", Quantity("bandwidth"), "Scale-out network bandwidth per device, one direction.", positive=True,
+          required=True, example="50 GB/s"),
+    Field("latency", Quantity("duration"), "Fixed time per message across the network.", nonnegative=True,
+          default="0 s", example="10 us"),
+)
+
 COST_FIELDS = (
     Field("reserved_discount", Fraction(), "Committed-use discount on the hourly price.", nonnegative=True,
           maximum=1.0, default=0.0),
@@ -90,8 +119,11 @@ DEVICE_FIELDS = (
     Field("kind", Enum(DEVICE_KINDS), "Device class.", default="accelerator"),
     Field("compute", MapOf(Quantity("compute_rate"), PRECISIONS), "Peak dense rate per precision.",
           positive=True, example="200 TFLOP/s"),
-    Field("efficiency", Fraction(), "Delivered / peak rate where no delivered rate is given.",
-          positive=True, maximum=1.0, default=1.0),
+    Field("efficiency", Fraction(), "Delivered / peak rate where no delivered rate is given (prefill, encoders, "
+          "matrix products, decode arithmetic). Default: the device family's calibrated figure.",
+          positive=True, maximum=1.0),
+    Field("train_efficiency", Fraction(), "Model-FLOPs utilisation in training. Default: the device family's "
+          "calibrated figure (the `efficiency` where one is given).", positive=True, maximum=1.0),
     Field("delivered", MapOf(Quantity("compute_rate"), PRECISIONS),
           "Delivered (measured or assumed) rate per precision.", positive=True, example="100 TFLOP/s"),
     Field("memory", Quantity("memory"), "Device memory capacity.", positive=True, example="80 GB"),
@@ -101,8 +133,16 @@ DEVICE_FIELDS = (
     Field("price", Quantity("hourly_price"), "Rental price per device-hour.", positive=True,
           example="2.00 USD/hour"),
     Field("costs", Block(COST_FIELDS), "Rental discount and on-premises costs."),
-    Field("bandwidth_efficiency", Fraction(), "Delivered / peak memory bandwidth.", positive=True, maximum=1.0,
-          default=1.0),
+    Field("bandwidth_efficiency", Fraction(), "Delivered / peak memory bandwidth. Default: the device family's "
+          "calibrated figure.", positive=True, maximum=1.0),
+    Field("layer_overhead", Quantity("duration"), "Fixed time per layer and step that does not overlap (kernel "
+          "launches, synchronisation): the latency floor. Default: the device family's figure.", nonnegative=True,
+          example="15 us"),
+    Field("memory_reserve", Fraction(), "Share of memory the runtime keeps (context, allocator slack, "
+          "workspace). Default: the device family's figure.", nonnegative=True, maximum=0.9),
+    Field("interconnect", Block(INTERCONNECT_FIELDS), "Scale-up fabric between the devices of one server "
+          "(NVLink, Infinity Fabric, ICI)."),
+    Field("network", Block(NETWORK_FIELDS), "Scale-out network per device (collectives beyond the domain)."),
     Field("power", Quantity("power"), "Power draw.", positive=True, example="450 W"),
     Field("deployment", ListOf(Enum(DEPLOYMENTS)), "Where it can be had."),
     Field("cpu", Block(CPU_FIELDS), "CPU micro-architecture: fp32 peak = cores x fma_units x lanes x 2 x clock."),
@@ -166,6 +206,21 @@ BATCH_JOB_FIELDS = (
     Field("tokens", Count(), "Tokens per item.", positive=True, required=True),
 )
 
+SERVE_PARALLEL = (
+    Field("tensor", Integer(), "Tensor-parallel ways (default: devices / pipeline).", positive=True),
+    Field("pipeline", Integer(), "Pipeline stages.", positive=True, default=1),
+    Field("expert", Integer(), "Expert-parallel ways (mixture of experts; within the replica's devices).",
+          positive=True, default=1),
+)
+
+TRAIN_PARALLEL = (
+    Field("tensor", Integer(), "Tensor-parallel ways.", positive=True, default=1),
+    Field("pipeline", Integer(), "Pipeline stages.", positive=True, default=1),
+    Field("data", Integer(), "Data-parallel ways (default: devices / (tensor x pipeline)).", positive=True),
+    Field("micro_batches", Integer(), "Micro-batches per step in the pipeline (bubble = (stages - 1) / "
+          "micro-batches).", positive=True, default=8),
+)
+
 COMMON_WORKLOAD = (
     Field("kind", Enum(WORKLOAD_KINDS), "Workload kind.", required=True),
     Field("title", Text(), "Display title."),
@@ -188,6 +243,8 @@ WORKLOAD_FIELDS = {
         Field("devices", PerDevice(Integer()),
               "Devices serving one replica together (tensor parallel): a number, or one per device id.",
               positive=True, default=1),
+        Field("parallel", Block(SERVE_PARALLEL), "How the replica's devices split the model (default: tensor "
+              "parallel across all of them)."),
         Field("input_tokens", Count(), "Prompt tokens per request.", positive=True, default=1),
         Field("output_tokens", Count(), "Generated tokens per request.", positive=True, default=1),
         Field("traffic", Block(TRAFFIC_FIELDS), "Arrival rate and utilisation."),
@@ -198,6 +255,9 @@ WORKLOAD_FIELDS = {
         Field("model", Ref("model"), "Model id (or give parameters)."),
         Field("parameters", Count(), "Parameters, when no model is named.", positive=True),
         Field("tokens", Count(), "Tokens per request.", positive=True, default=1),
+        Field("batch", Integer(), "Requests processed together.", positive=True, default=1),
+        Field("devices", PerDevice(Integer()), "Devices serving one replica together (tensor parallel).",
+              positive=True, default=1),
         Field("traffic", Block(TRAFFIC_FIELDS), "Arrival rate and utilisation."),
         Field("targets", Block(TARGET_FIELDS), "Latency targets."),
         Field("batch_job", Block(BATCH_JOB_FIELDS), "A bulk job (e.g. re-indexing)."),
@@ -210,7 +270,16 @@ WORKLOAD_FIELDS = {
         Field("trainable", Fraction(), "LoRA: trainable share of the parameters.", positive=True,
               maximum=1.0, default=0.01),
         Field("tokens", Count(), "Training tokens.", positive=True, required=True),
-        Field("devices", Integer(), "Devices used (default: the fewest that hold the state).", positive=True),
+        Field("devices", Integer(), "Devices used (default: the fewest that hold the state, or the fewest that "
+              "finish by the deadline).", positive=True),
+        Field("deadline", Quantity("duration"), "Time the training must finish in: sets the devices when "
+              "`devices` is not given.", positive=True, example="30 day"),
+        Field("sequence", Integer(), "Tokens per training sequence (attention work).", positive=True, default=4096),
+        Field("batch", Integer(), "Sequences per optimizer step, all devices together.", positive=True, default=512),
+        Field("recompute", Bool(), "Activations recomputed in the backward pass (one more forward).",
+              default=False),
+        Field("parallel", Block(TRAIN_PARALLEL), "How the devices split the model (default: data parallel "
+              "across all)."),
     ),
 }
 ALL_WORKLOAD_FIELDS = {f.name: f for fs in WORKLOAD_FIELDS.values() for f in fs}

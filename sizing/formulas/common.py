@@ -1,0 +1,104 @@
+"""What every group of definitions shares: unit factors, the roofline, and the parallel collectives."""
+
+from __future__ import annotations
+
+from .expr import (TAIL, TINY, Const, Missing, all_present, ceil, erlang_c, first_present, fleet_search,  # noqa: F401
+                   floor, ln, max_present, maximum, min_present, minimum, nothing, power, sum_present, where)
+from .graph import ALL, NA, comparison, quantity  # noqa: F401
+
+# Unit factors: literals that carry a unit so that the pint check sees them.
+FLOP_PER_MAC = Const(2, "FLOP")                 # one multiply-add = 2 FLOPs
+FLOP_PER_PARAM_TOKEN = Const(2, "FLOP/token")   # forward pass: ~2 FLOPs per parameter per token
+PASS_FLOP_PER_PARAM_TOKEN = Const(4, "FLOP/token")   # forward (2) + activation gradients (2), every parameter
+WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN = Const(2, "FLOP/token")  # weight gradients, trained parameters only
+ATTENTION_FLOP = Const(4, "FLOP/token")         # per layer, query width and key position: Q·Kᵀ (2) + weights·V (2)
+TOKEN = Const(1, "token")
+REQUEST = Const(1, "request")
+PER_MILLION = Const(1e6, "token/Mtoken")        # USD/token -> USD per million tokens
+MONTH = Const(2629800, "s/month")               # one month = 1/12 of 365.25 days
+HOST_COPIES = 3                                 # A in, B in, C out
+REQUEST_COPIES = 2                              # input in, output out
+KV_TENSORS = 2                                  # keys and values
+TP_ALL_REDUCES = 2                              # per layer and pass: after attention and after the MLP
+TRAIN_TP_ALL_REDUCES = 4                        # per layer and training step: 2 forward, 2 backward
+EP_ALL_TO_ALLS = 2                              # per layer: dispatch to the experts and combine
+PREFILL_CHUNK = Const(8192, "token")            # prompt tokens a runtime prefills at once (workspace)
+NO_PRICE = "no price (hourly price or purchase): cost not computed"
+NO_FABRIC = ("no interconnect between the devices of a replica (interconnect.bandwidth): "
+             "communication not counted")
+
+
+def roofline_time(compute, memory):
+    """max(compute time, memory time); without a bandwidth the memory term is left out (and warned
+    about), but without a rate there is no time at all: a missing rate never looks infinitely fast."""
+    return compute if isinstance(memory, Missing) else maximum(compute, memory)
+
+
+def plus(base, *extras):
+    """base + the extras that apply; absent when the base is (fixed overheads alone are no time)."""
+    return base if isinstance(base, Missing) else sum_present(base, *extras)
+
+
+def used_parameters(q):
+    """Parameters that do work per token: active ones for mixture-of-experts."""
+    return first_present(q.active_parameters, q.parameters)
+
+
+def utilisation_basis(q):
+    """The busy share that prices idle time: from the average traffic where given, else as stated."""
+    return first_present(q.average_utilisation, q.utilisation)
+
+
+# -- collectives (alpha-beta: a fixed latency per step plus bytes over the bandwidth) ---------
+def fabric(q, group):
+    """(bandwidth, latency) of the link a collective over `group` devices uses: the scale-up fabric
+    within its domain, the network beyond it (the fabric alone where no network is given)."""
+    if not q.has("network_bandwidth"):
+        return q.interconnect_bandwidth, q.interconnect_latency
+    inside = group <= q.interconnect_domain
+    return (where(inside, q.interconnect_bandwidth, q.network_bandwidth),
+            where(inside, q.interconnect_latency, q.network_latency))
+
+
+def all_reduce(q, group, nbytes, span=None):
+    """Ring all-reduce of `nbytes` over `group` devices: 2(g−1)/g × bytes / bandwidth + 2(g−1) × latency;
+    the link is the fabric unless the devices it spans (default: the group) exceed its domain."""
+    bw, lat = fabric(q, group if span is None else span)
+    return 2 * (group - 1) / group * nbytes / bw + 2 * (group - 1) * lat
+
+
+def all_to_all(q, group, nbytes):
+    """All-to-all of `nbytes` per device over `group` devices: (g−1)/g × bytes / bandwidth + (g−1) × latency."""
+    bw, lat = fabric(q, group)
+    return (group - 1) / group * nbytes / bw + (group - 1) * lat
+
+
+def point_to_point(q, group, hops, nbytes):
+    """`hops` sends of `nbytes` between pipeline stages."""
+    bw, lat = fabric(q, group)
+    return hops * (lat + nbytes / bw)
+
+
+# -- model structure ------------------------------------------------------------------------
+def attention_flops(q, queries, keys):
+    """Attention work: 4 FLOP × layers × heads × head_dim per query token and key position seen."""
+    return ATTENTION_FLOP * q.layers * q.heads * q.head_dim * queries * keys / TOKEN
+
+
+def touched_share(q, tokens):
+    """Expected share of a layer's routed experts that at least one of `tokens` routes to:
+    1 − (1 − k/E)^tokens (each token picks k of E experts, independently)."""
+    return 1 - power(1 - q.experts_per_token / q.experts, tokens / TOKEN)
+
+
+def expert_parameters(q):
+    """Parameters in routed experts, from total and active counts: E × (total − active) / (E − k)."""
+    return q.experts * (q.parameters - q.active_parameters) / (q.experts - q.experts_per_token)
+
+
+def weights_read(q, tokens):
+    """Weight bytes a pass over `tokens` tokens reads: every dense weight, and the experts routed to."""
+    if not (q.has("experts") and q.has("experts_per_token") and q.has("active_parameters")):
+        return q.weights_bytes
+    experts = expert_parameters(q)
+    return (q.parameters - experts + experts * touched_share(q, tokens)) * q.bytes_per_value

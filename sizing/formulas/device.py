@@ -1,0 +1,90 @@
+"""Device quantities: rates, ridge points, cost per device."""
+
+from .common import *  # noqa: F401,F403
+
+# -- device ---------------------------------------------------------------------------------
+@quantity(ALL, "cpu_peak_rate", "FLOP/s",
+          "CPU peak from micro-architecture: cores × FMA units × lanes × 2 FLOP × clock", display="GFLOP/s",
+          label="CPU peak rate")
+def cpu_peak_rate(q):
+    if q.text("precision") not in ("fp32", "fp64"):
+        return NA
+    lanes = q.vector_width / q.bytes_per_value
+    return q.cores * q.fma_units * lanes * FLOP_PER_MAC * q.clock
+
+
+@quantity(ALL, "peak_rate", "FLOP/s", "peak dense rate at the workload's precision", display="TFLOP/s",
+          label="Peak rate")
+def peak_rate(q):
+    return first_present(q.compute_rate, q.cpu_peak_rate)
+
+
+@quantity(ALL, "delivered_rate", "FLOP/s", "rate the workload gets: as given, else peak × efficiency",
+          display="TFLOP/s", warn="the device has no rate at this precision: times and rates not computed",
+          warn_on=("compute_rate", "delivered_given", "cores", "fma_units", "vector_width", "clock"),
+          label="Delivered rate")
+def delivered_rate(q):
+    return first_present(q.delivered_given, q.peak_rate * q.efficiency)
+
+
+def available(where: str):
+    """Whether the device can be had `where` (a fact of its `deployment` list, not a formula)."""
+    def fn(q):
+        given = q.text("deployment")
+        return NA if given is None else Const(where in given.split(","))
+    return fn
+
+
+for _where in ("cloud", "on-prem", "edge"):
+    _id = f"available_{_where.replace('-', '_')}"
+    quantity(ALL, _id, "", f"the device can be had {_where} (its deployment list)",
+             label=f"Available {_where}", type="check")(available(_where))
+
+
+@quantity(ALL, "delivered_ridge_point", "FLOP/byte",
+          "intensity above which the workload is compute-bound at the delivered rates: "
+          "delivered rate / delivered bandwidth", label="Ridge point at the delivered rates")
+def delivered_ridge_point(q):
+    return q.delivered_rate / q.delivered_bandwidth
+
+
+@quantity(ALL, "ridge_point", "FLOP/byte", "intensity above which the device is compute-bound: peak / bandwidth",
+          label="Ridge point")
+def ridge_point(q):
+    return q.peak_rate / q.memory_bandwidth
+
+
+@quantity(ALL, "delivered_bandwidth", "byte/s", "memory bandwidth the workload gets: bandwidth × bandwidth efficiency",
+          display="TB/s", label="Delivered memory bandwidth")
+def delivered_bandwidth(q):
+    return q.memory_bandwidth * q.bandwidth_efficiency
+
+
+@quantity(ALL, "rent_rate", "USD/s", "rental cost per device: hourly price × (1 − committed-use discount)",
+          display="USD/hour", label="Rental cost per device")
+def rent_rate(q):
+    return q.price * (1 - q.reserved_discount) if q.has("reserved_discount") else q.price
+
+
+@quantity(ALL, "own_rate", "USD/s",
+          "on-premises cost per device: purchase / amortisation + power × PUE × electricity + hosting",
+          display="USD/hour", label="Owned cost per device")
+def own_rate(q):
+    return sum_present(q.purchase / q.amortisation, q.power * q.pue * q.electricity, q.hosting) \
+        if q.has("purchase") else q.purchase
+
+
+@quantity(ALL, "device_rate", "USD/s",
+          "cost per device used for the totals: the cheaper of renting (with any commitment) and owning",
+          display="USD/hour", label="Cost per device")
+def device_rate(q):
+    return min_present(q.rent_rate, q.own_rate)
+
+
+@quantity(ALL, "breakeven_utilisation", "",
+          "owning beats renting on demand (paying the hourly price only for busy hours) above this "
+          "utilisation: own cost / hourly price", display="%", label="Utilisation where owning beats renting")
+def breakeven_utilisation(q):
+    return q.own_rate / q.price
+
+

@@ -1,0 +1,144 @@
+"""Forward passes (encoders, embedders, classifiers, edge models): a batch of requests per pass."""
+
+from .common import *  # noqa: F401,F403
+from .common import (FLOP_PER_PARAM_TOKEN, MONTH, NO_FABRIC, NO_PRICE, REQUEST, REQUEST_COPIES, TOKEN,
+                     TP_ALL_REDUCES, all_reduce, attention_flops, roofline_time, utilisation_basis, plus)
+
+
+@quantity("forward", "footprint_bytes", "byte", "weights: parameters × bytes per value", display="MB", label="Weights")
+def fw_footprint(q):
+    return q.parameters * q.bytes_per_value
+
+
+@quantity("forward", "replica_memory", "byte",
+          "memory of one replica the runtime can use: devices × device memory × (1 − reserve)", display="GB",
+          label="Memory available")
+def fw_replica_memory(q):
+    whole = q.replica_devices * q.memory
+    return whole * (1 - q.memory_reserve) if q.has("memory_reserve") else whole
+
+
+@quantity("forward", "fits", "", "footprint ≤ memory of the replica", label="Fits in memory", type="check",
+          compares=("footprint_bytes", "replica_memory"), requirement=True)
+def fw_fits(q):
+    return q.footprint_bytes <= q.replica_memory
+
+
+@quantity("forward", "flops_per_request", "FLOP",
+          "2 × parameters × tokens + attention over the whole sequence (4 × layers × heads × head_dim × tokens²)",
+          display="GFLOP", label="Work per request")
+def fw_flops(q):
+    return sum_present(FLOP_PER_PARAM_TOKEN * q.parameters * q.tokens, attention_flops(q, q.tokens, q.tokens))
+
+
+@quantity("forward", "compute_time", "s", "the batch's FLOPs at the delivered rate of the replica", display="ms",
+          label="Compute time")
+def fw_compute_time(q):
+    return q.batch * q.flops_per_request / (q.delivered_rate * q.replica_devices)
+
+
+@quantity("forward", "memory_time", "s", "weights streamed once per batch at the delivered bandwidth",
+          display="ms", label="Memory time")
+def fw_memory_time(q):
+    return q.footprint_bytes / (q.delivered_bandwidth * q.replica_devices)
+
+
+@quantity("forward", "overhead_time", "s",
+          "fixed costs of a pass: layers × overhead per layer, and over a host link 2 copies × copy overhead + "
+          "launch overhead", display="us", label="Fixed overheads")
+def fw_overhead(q):
+    link = sum_present(REQUEST_COPIES * q.copy_overhead, q.launch_overhead) if q.has("link_bandwidth") else NA
+    return sum_present(q.layers * q.layer_overhead, link)
+
+
+@quantity("forward", "communication_time", "s",
+          "tensor parallel: 2 ring all-reduces per layer of batch × tokens × hidden × activation bytes",
+          display="us", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",), label="Communication")
+def fw_communication(q):
+    if q.text("replica") != "multi":
+        return NA
+    message = q.batch * q.tokens / TOKEN * q.hidden * q.activation_bytes
+    return TP_ALL_REDUCES * q.layers * all_reduce(q, q.replica_devices, message)
+
+
+@quantity("forward", "latency", "s", "one batch: max(compute time, memory time) + fixed overheads + communication",
+          display="ms", label="Latency")
+def fw_latency(q):
+    return plus(roofline_time(q.compute_time, q.memory_time), q.overhead_time, q.communication_time)
+
+
+@quantity("forward", "requests_per_s", "request/s", "requests one replica serves per second: batch / latency",
+          display="request/s", maximise=True, label="Requests/s per replica")
+def fw_requests_per_s(q):
+    return q.batch * REQUEST / q.latency
+
+
+@quantity("forward", "slots", "", "requests one replica serves at once: the batch", label="Requests served at once",
+          count=True)
+def fw_slots(q):
+    return q.batch
+
+
+@quantity("forward", "response_p95", "s", "latency + queue wait at the p95 of the peak", display="ms",
+          label="Response time (p95)")
+def fw_response_p95(q):
+    return q.latency + q.queue_wait_p95
+
+
+@quantity("forward", "devices_needed", "", "devices for the peak: replicas × devices per replica",
+          label="Devices for the peak", count=True)
+def fw_devices_needed(q):
+    return q.replicas * q.replica_devices
+
+
+@quantity("forward", "monthly_cost", "USD/month", "devices needed × device cost × one month", display="USD/month",
+          warn=NO_PRICE, warn_on=("price", "purchase"), label="Monthly cost")
+def fw_monthly_cost(q):
+    return q.devices_needed * q.device_rate * MONTH
+
+
+@quantity("forward", "meets_latency", "", "latency (with queueing at the peak) ≤ target",
+          label="Meets latency target", type="check", requirement=True)
+def fw_meets_latency(q):
+    return first_present(q.response_p95, q.latency) <= q.latency_target
+
+
+@quantity("forward", "meets_targets", "", "every latency target given is met", label="Meets latency targets",
+          type="check", requirement=True)
+def fw_meets_targets(q):
+    return q.meets_latency
+
+
+@quantity("forward", "target_slack", "s", "time left for queueing within the latency target", display="ms",
+          label="Time left for queueing")
+def fw_target_slack(q):
+    return q.latency_target - q.latency
+
+
+@quantity("forward", "cost_per_million_requests", "USD",
+          "device cost × devices per replica / (requests per second × utilisation) × one million requests",
+          display="USD", label="Cost per million requests")
+def fw_cost_per_million(q):
+    return q.device_rate * q.replica_devices / (q.requests_per_s * utilisation_basis(q)) * REQUEST * 1e6
+
+
+@quantity("forward", "item_time", "s", "bulk job: one item's FLOPs at the delivered rate of a replica",
+          display="ms", label="Bulk job, time per item")
+def fw_item_time(q):
+    return FLOP_PER_PARAM_TOKEN * q.parameters * q.job_tokens / (q.delivered_rate * q.replica_devices)
+
+
+@quantity("forward", "batch_job_time", "s", "bulk job: items × item time", display="h", label="Bulk job duration")
+def fw_batch_job_time(q):
+    return q.job_items * q.item_time
+
+
+@quantity("forward", "batch_job_cost", "USD", "bulk job: time × devices per replica × price", display="USD",
+          label="Bulk job cost")
+def fw_batch_job_cost(q):
+    return q.batch_job_time * q.replica_devices * q.device_rate
+
+
+@comparison(("forward",), "speedup_vs", "", "latency on the other device / latency here", base="latency")
+def fw_speedup(this, other):
+    return other / this

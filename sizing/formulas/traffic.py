@@ -1,0 +1,167 @@
+"""Traffic: replicas for the peak with queueing (Erlang C), utilisation, and the serving costs."""
+
+from .common import *  # noqa: F401,F403
+from .common import MONTH, NO_PRICE, PER_MILLION, REQUEST, TAIL, TINY, utilisation_basis
+
+TRAFFIC = ("generate", "forward")
+
+
+@quantity(TRAFFIC, "servers_for_peak", "", "replicas for the peak at the maximum utilisation (no redundancy)",
+          label="Replicas for the peak at the maximum utilisation", count=True)
+def servers_for_peak(q):
+    return ceil(q.peak_traffic / (q.requests_per_s * q.max_utilisation))
+
+
+@quantity(TRAFFIC, "offered_load", "", "Erlang load at the peak: peak × slots / requests per second per replica",
+          label="Offered load (Erlang)")
+def offered_load(q):
+    return q.peak_traffic * q.slots / q.requests_per_s
+
+
+@quantity(TRAFFIC, "servers", "",
+          "replicas serving the peak (without redundancy): the fewest at the maximum utilisation whose p95 wait "
+          "still fits the latency target", label="Replicas for the peak", count=True)
+def servers(q):
+    if not q.has("target_slack"):
+        return q.servers_for_peak
+    slack = q.target_slack
+    extra = fleet_search(q.servers_for_peak, q.slots, q.offered_load,
+                         slack * q.requests_per_s / REQUEST, slack * q.peak_traffic / REQUEST)
+    return where(slack > 0, q.servers_for_peak + extra, q.servers_for_peak)
+
+
+@quantity(TRAFFIC, "replicas", "", "fleet for the peak: servers + redundancy (N+k)", label="Replicas", count=True)
+def replicas(q):
+    return q.servers + q.redundancy
+
+
+@quantity("generate", "fleet_devices", "", "devices to buy or rent: replicas × devices per replica",
+          label="Devices in the fleet", count=True)
+def gen_fleet_devices(q):
+    return q.replicas * q.replica_devices
+
+
+@quantity("forward", "fleet_devices", "", "devices to buy or rent: replicas × devices per replica",
+          label="Devices in the fleet", count=True)
+def fw_fleet_devices(q):
+    return q.replicas * q.replica_devices
+
+
+@quantity(TRAFFIC, "fleet_purchase", "USD", "capital to buy the fleet: devices × purchase price", display="USD",
+          label="Purchase of the fleet")
+def fleet_purchase(q):
+    return q.fleet_devices * q.purchase
+
+
+@quantity(TRAFFIC, "utilisation_at_peak", "", "busy share of the servers (without redundancy) at the peak",
+          display="%", label="Utilisation at the peak")
+def utilisation_at_peak(q):
+    return q.peak_traffic / (q.servers * q.requests_per_s)
+
+
+@quantity(TRAFFIC, "wait_probability", "", "chance that a request waits at the peak (Erlang C, M/M/c)",
+          display="%", label="Chance a request waits")
+def wait_probability(q):
+    return erlang_c(q.servers * q.slots, q.offered_load)
+
+
+@quantity(TRAFFIC, "queue_wait_p95", "s", "95th percentile of the wait for a slot at the peak (M/M/c)",
+          display="ms", label="Queue wait (p95)")
+def queue_wait_p95(q):
+    spare = q.servers * q.requests_per_s - q.peak_traffic
+    return maximum(0, ln(q.wait_probability / TAIL + TINY)) * REQUEST / spare
+
+
+@quantity("generate", "ttft_p95", "s", "time to first token at the p95 of the peak: prefill + queue wait",
+          display="ms", label="Time to first token (p95)")
+def gen_ttft_p95(q):
+    return q.ttft + q.queue_wait_p95
+
+
+@quantity("generate", "response_p95", "s", "whole answer at the p95 of the peak: request latency + queue wait",
+          display="s", label="Response time (p95)")
+def gen_response_p95(q):
+    return q.request_latency + q.queue_wait_p95
+
+
+@quantity("generate", "meets_per_token", "", "step time ≤ per-token target", label="Meets per-token target",
+          type="check", requirement=True)
+def gen_meets_per_token(q):
+    return q.step_time <= q.per_token_target
+
+
+@quantity("generate", "meets_ttft", "", "time to first token (with queueing at the peak) ≤ target",
+          label="Meets time-to-first-token target", type="check", requirement=True)
+def gen_meets_ttft(q):
+    return first_present(q.ttft_p95, q.ttft) <= q.ttft_target
+
+
+@quantity("generate", "meets_targets", "", "every latency target given is met", label="Meets latency targets",
+          type="check", requirement=True)
+def gen_meets_targets(q):
+    return all_present(q.meets_per_token, q.meets_ttft)
+
+
+@quantity("generate", "target_slack", "s", "time left for queueing within the time to first token target",
+          display="ms", label="Time left for queueing")
+def gen_target_slack(q):
+    return q.ttft_target - q.ttft
+
+
+@quantity(TRAFFIC, "average_utilisation", "", "busy share of the whole fleet at the average traffic",
+          display="%", label="Average utilisation")
+def average_utilisation(q):
+    return q.average_traffic / (q.replicas * q.requests_per_s)
+
+
+@quantity("generate", "cost_per_million_tokens", "USD/Mtoken",
+          "device cost × devices per replica / (tokens per second × utilisation), per million output tokens",
+          display="USD/Mtoken", warn=NO_PRICE, warn_on=("price", "purchase"), label="Cost per million output tokens")
+def gen_cost_per_million(q):
+    return q.device_rate * q.replica_devices / (q.tokens_per_s * utilisation_basis(q)) * PER_MILLION
+
+
+@quantity("generate", "monthly_cost", "USD/month", "replicas × devices per replica × device cost × one month",
+          display="USD/month", label="Monthly cost")
+def gen_monthly_cost(q):
+    return q.replicas * q.replica_devices * q.device_rate * MONTH
+
+
+@quantity("generate", "monthly_cost_rent", "USD/month", "the fleet rented: replicas × devices × rental cost",
+          display="USD/month", label="Monthly cost, rented")
+def gen_monthly_rent(q):
+    return q.replicas * q.replica_devices * q.rent_rate * MONTH
+
+
+@quantity("generate", "monthly_cost_own", "USD/month", "the fleet owned: replicas × devices × on-premises cost",
+          display="USD/month", label="Monthly cost, owned")
+def gen_monthly_own(q):
+    return q.replicas * q.replica_devices * q.own_rate * MONTH
+
+
+@quantity("generate", "api_cost_per_request", "USD/request",
+          "hosted API: output price × output tokens + input price × input tokens", display="USD",
+          label="Hosted API per request")
+def gen_api_per_request(q):
+    return sum_present(q.api_output_price * q.output_tokens, q.api_input_price * q.input_tokens) / REQUEST
+
+
+@quantity("generate", "api_cost_per_million_tokens", "USD/Mtoken",
+          "hosted API per request / output tokens, per million output tokens",
+          display="USD/Mtoken", label="Hosted API per million output tokens")
+def gen_api_cost(q):
+    return q.api_cost_per_request * REQUEST / q.output_tokens * PER_MILLION
+
+
+@quantity("generate", "api_monthly_cost", "USD/month", "hosted API at the average traffic for one month",
+          display="USD/month", label="Hosted API, monthly")
+def gen_api_monthly(q):
+    return q.average_traffic * q.api_cost_per_request * MONTH
+
+
+@quantity("generate", "cheaper_than_api", "", "own fleet's cost per million tokens ≤ the API's",
+          label="Cheaper than the hosted API", type="check")
+def gen_cheaper_than_api(q):
+    return q.cost_per_million_tokens <= q.api_cost_per_million_tokens
+
+

@@ -1,0 +1,147 @@
+"""Training and fine-tuning: state memory, work, the delivered rate, communication and the pipeline bubble."""
+
+from .common import *  # noqa: F401,F403
+from .common import (ATTENTION_FLOP, NO_FABRIC, NO_PRICE, PASS_FLOP_PER_PARAM_TOKEN, TOKEN, TRAIN_TP_ALL_REDUCES,
+                     FLOP_PER_PARAM_TOKEN, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce, point_to_point,
+                     plus, used_parameters)
+
+
+@quantity("train", "trainable_parameters", "", "parameters trained: all (full) or the LoRA share",
+          label="Trainable parameters")
+def tr_trainable(q):
+    return q.parameters * q.trainable if q.text("method") == "lora" else q.parameters
+
+
+@quantity("train", "frozen_bytes", "byte", "LoRA: frozen base weights at the precision", display="GB",
+          label="Frozen weights")
+def tr_frozen(q):
+    return q.parameters * q.bytes_per_value if q.text("method") == "lora" else NA
+
+
+@quantity("train", "state_bytes", "byte",
+          "training state: trainable parameters × state bytes per parameter (+ frozen weights)", display="GB",
+          label="Training state")
+def tr_state(q):
+    return sum_present(q.frozen_bytes, q.trainable_parameters * q.state_bytes_per_parameter)
+
+
+@quantity("train", "fits_one_device", "", "state ≤ one device's memory (activations not counted)",
+          label="Fits on one device", type="check", compares=("state_bytes", "memory"))
+def tr_fits_one_device(q):
+    return q.state_bytes <= q.memory
+
+
+@quantity("train", "devices_to_fit", "", "devices needed when the state is sharded", label="Devices to fit", count=True)
+def tr_devices_to_fit(q):
+    return ceil(q.state_bytes / q.memory)
+
+
+@quantity("train", "train_rate", "FLOP/s",
+          "rate training gets per device: the delivered rate where given, else peak × training efficiency (MFU)",
+          display="TFLOP/s", label="Training rate per device")
+def tr_rate(q):
+    return first_present(q.delivered_given, q.peak_rate * q.train_efficiency)
+
+
+@quantity("train", "flops", "FLOP",
+          "(4 × parameters used + 2 × trained parameters used) × tokens: 6PT for full fine-tuning, ~4PT for LoRA; "
+          "+ 2PT when activations are recomputed; + causal attention (3 passes × 2 × layers × heads × head_dim × "
+          "sequence per token)", display="PFLOP", label="Work")
+def tr_flops(q):
+    used = used_parameters(q)
+    trained = q.trainable_parameters * used / q.parameters if q.has("active_parameters") else q.trainable_parameters
+    passes = 4 if q.text("recompute") == "yes" else 3          # forward, 2 backward (+ a forward again)
+    recompute = FLOP_PER_PARAM_TOKEN * used if q.text("recompute") == "yes" else NA
+    linear = sum_present(PASS_FLOP_PER_PARAM_TOKEN * used + WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN * trained, recompute)
+    attention = passes * ATTENTION_FLOP * q.layers * q.heads * q.head_dim * q.sequence / 2 / TOKEN
+    return sum_present(linear, attention) * q.tokens
+
+
+@quantity("train", "devices_for_deadline", "", "fewest devices that finish the work by the deadline at the training "
+          "rate (communication and bubble not counted)", label="Devices for the deadline", count=True)
+def tr_devices_for_deadline(q):
+    return ceil(q.flops / (q.train_rate * q.deadline))
+
+
+@quantity("train", "devices", "", "devices used: as given, else the fewest that hold the state and meet any "
+          "deadline", label="Devices used", count=True)
+def tr_devices(q):
+    return first_present(q.train_devices, max_present(q.devices_to_fit, q.devices_for_deadline))
+
+
+@quantity("train", "train_memory", "byte", "memory of the devices used: devices × device memory", display="GB",
+          label="Memory of the devices used")
+def tr_memory(q):
+    return q.memory * q.devices
+
+
+@quantity("train", "fits", "", "state, sharded evenly over the devices used, ≤ their memory",
+          label="Fits in memory (sharded)", type="check", compares=("state_bytes", "train_memory"), requirement=True)
+def tr_fits(q):
+    return q.state_bytes <= q.train_memory
+
+
+@quantity("train", "steps", "", "optimizer steps: tokens / (batch × sequence)", label="Optimizer steps")
+def tr_steps(q):
+    return q.tokens / (q.batch * q.sequence)
+
+
+@quantity("train", "compute_time", "s", "work / (training rate × devices)", display="h", label="Compute time")
+def tr_compute_time(q):
+    return q.flops / (q.train_rate * q.devices)
+
+
+@quantity("train", "bubble_time", "s", "pipeline bubble: compute time × (stages − 1) / micro-batches", display="h",
+          label="Pipeline bubble")
+def tr_bubble(q):
+    return q.compute_time * (q.pipeline - 1) / q.micro_batches
+
+
+@quantity("train", "data_parallel", "", "data-parallel ways: as given, else devices / (tensor × pipeline)",
+          label="Data-parallel ways")
+def tr_data(q):
+    return first_present(q.data_given, q.devices / (q.tensor_given * q.pipeline))
+
+
+@quantity("train", "communication_time", "s",
+          "per optimizer step: gradient all-reduce over the data-parallel ways (16-bit gradients of the trained "
+          "parameters on one shard), 4 tensor-parallel all-reduces per layer of the step's tokens per replica, "
+          "and pipeline sends (counted in full: runtimes hide part of it behind compute)", display="s",
+          warn=NO_FABRIC, warn_on=("interconnect_bandwidth",), label="Communication per step")
+def tr_communication(q):
+    if q.text("replica") == "single" or (q.text("replica") == "auto" and not q.has("interconnect_bandwidth")):
+        return NA                                  # one device, or as many as needed on a device without a fabric
+    if not q.has("interconnect_bandwidth"):
+        return q.interconnect_bandwidth
+    shard = q.tensor_given * q.pipeline
+    grads = q.trainable_parameters * q.activation_bytes / shard
+    dp = all_reduce(q, q.data_parallel, grads, span=q.devices)
+    tokens = q.batch * q.sequence / q.data_parallel / TOKEN
+    message = tokens * q.hidden * q.activation_bytes
+    tp = TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
+    pp = point_to_point(q, q.devices, 2 * (q.pipeline - 1), message)
+    return sum_present(dp, tp, pp)
+
+
+@quantity("train", "duration", "s", "compute time + bubble + steps × communication per step", display="h",
+          label="Training time")
+def tr_duration(q):
+    comm = q.steps * q.communication_time if q.has("communication_time") else NA
+    return plus(q.compute_time, q.bubble_time, comm)
+
+
+@quantity("train", "device_hours", "s", "duration × devices", display="h", label="Device-hours")
+def tr_device_hours(q):
+    return q.duration * q.devices
+
+
+@quantity("train", "meets_deadline", "", "duration ≤ deadline", label="Finishes by the deadline", type="check",
+          requirement=True)
+def tr_meets_deadline(q):
+    return q.duration <= q.deadline
+
+
+@quantity("train", "cost", "USD", "duration × devices × device cost", display="USD", warn=NO_PRICE,
+          warn_on=("price", "purchase"), label="Training cost")
+def tr_cost(q):
+    return q.duration * q.devices * q.device_rate
