@@ -14,14 +14,13 @@ from .formulas.graph import Planned, QuantityDef
 from . import kinds as K
 from .kinds import objective_id
 from .results import Crossover, Decision, Failure, Option
-from .catalog import FAMILY_FIELDS, family_defaults
+from .catalog import FAMILY_FIELDS, default_name, family_defaults
 from .schema import (DEVICE_FIELDS, OPTIMIZER_STATE_BYTES, PRECISION_BYTES, REQUIREMENTS, Entity, Fraction, Scenario,
-                     Value, compute_precision)
+                     Value, WEIGHT_ONLY, compute_precision)
 from .units import parse_fraction
 
 # Structure a workload gets when it does not say: one pipeline stage, no expert or tensor split in training.
-PARALLEL_DEFAULTS = {"pipeline": ("parallel.pipeline", 1), "expert_parallel": ("parallel.expert", 1),
-                     "micro_batches": ("parallel.micro_batches", 8)}
+PARALLEL_DEFAULTS = {"pipeline": ("parallel.pipeline", 1), "expert_parallel": ("parallel.expert", 1)}
 ACTIVATION_BYTES_MIN = 2.0      # activations travel between devices in 16 bits at least
 from .scenario import Sweep
 
@@ -114,46 +113,49 @@ class Binder:
 
     def pair_inputs(self, w: Entity, d: Entity | None, precision: str) -> dict[str, F.Ref]:
         refs: dict[str, F.Ref | None] = {}
+        arith = arithmetic(precision, d)
         m = self.scn.models.get(w.get("model")) if w.has("model") else None
         for ent in (d, m, w):                  # a workload's own field wins over its model's
             if ent is None:
                 continue
             for role, i in F.INPUTS.items():
                 if (path := i.path(ent.kind)) is not None:
-                    refs[role] = self.add(role, ent, path.format(p=compute_precision(precision))) or refs.get(role)
+                    refs[role] = self.add(role, ent, path.format(p=arith)) or refs.get(role)
         if d is not None:
-            refs.update(self.family(d, refs))
+            refs.update(self.family(d, refs, arith))
         if (role := K.get(w.get("kind")).devices_role) is not None:
             per_device = f"devices.{d.id}" if d is not None else None
             refs[role] = self.add(role, w, per_device) if per_device in w.values else self.add(role, w, "devices")
-        refs.update(self.choices(w, precision))
+        refs.update(self.choices(w, precision, arith))
         return {r: ref for r, ref in refs.items() if ref is not None}
 
-    def family(self, d: Entity, refs: dict[str, F.Ref | None]) -> dict[str, F.Ref | None]:
-        """The device family's default for each efficiency and overhead the device does not state; training
-        efficiency follows a stated compute efficiency."""
+    def family(self, d: Entity, refs: dict[str, F.Ref | None], arith: str) -> dict[str, F.Ref | None]:
+        """The device family's default for each efficiency and overhead the device does not state (compute
+        efficiencies for the width of the arithmetic); training efficiency follows a stated compute efficiency."""
         out: dict[str, F.Ref | None] = {}
         if not d.has("train_efficiency") and d.has("efficiency"):
             out["train_efficiency"] = refs.get("efficiency")
         figures = family_defaults().get(d.get("kind"), {})
         for name in FAMILY_FIELDS:
-            if d.has(name) or name in out or name not in figures:
+            key = default_name(name, PRECISION_BYTES[arith])
+            if d.has(name) or name in out or key not in figures:
                 continue
-            entry = figures[name]
+            entry = figures[key]
             f = next(x for x in DEVICE_FIELDS if x.name == name)
             text = str(entry["value"])
             value, unit = (parse_fraction(text), "") if isinstance(f.type, Fraction) else f.type.default(text)[:2]
             why = entry.get("basis", "")
-            v = derived(d, value, unit, text, f"default for a {d.get('kind')}{': ' + why if why else ''}")
-            out[name] = self.add(name, d, name, v)
+            width = " (8-bit arithmetic)" if key != name else ""
+            v = derived(d, value, unit, text, f"default for a {d.get('kind')}{width}{': ' + why if why else ''}")
+            out[name] = self.add(name, d, key, v)
         return out
 
-    def choices(self, w: Entity, precision: str) -> dict[str, F.Ref | None]:
+    def choices(self, w: Entity, precision: str, arith: str) -> dict[str, F.Ref | None]:
         """Inputs derived from a choice: bytes per value, training state bytes, default utilisation, the
         parallel structure a workload leaves out, the bytes of an activation sent between devices."""
         out = {"bytes_per_value": self.choice(w, "bytes_per_value", precision, "precision")}
-        act = max(ACTIVATION_BYTES_MIN, PRECISION_BYTES[compute_precision(precision)])
-        v = derived(w, act, "byte", f"{act:g} byte", f"{compute_precision(precision)} activations, 16-bit at least",
+        act = max(ACTIVATION_BYTES_MIN, PRECISION_BYTES[arith])
+        v = derived(w, act, "byte", f"{act:g} byte", f"{arith} activations, 16-bit at least",
                     like="precision")
         out["activation_bytes"] = self.add("activation_bytes", w, "activation_bytes", v)
         for role, (path, default) in PARALLEL_DEFAULTS.items():
@@ -182,6 +184,17 @@ class Binder:
         return self.add(role, w, role, v)
 
 
+def arithmetic(precision: str, d: Entity | None) -> str:
+    """The precision a format's arithmetic runs at on `d`: its own, or for a weight-only format the first of
+    fp16, bf16, fp32 the device has a rate for (a CPU dequantises to fp32)."""
+    if precision not in WEIGHT_ONLY or d is None:
+        return compute_precision(precision)
+    for p in ("fp16", "bf16", "fp32"):
+        if d.has(f"compute.{p}") or d.has(f"delivered.{p}") or (p == "fp32" and d.has("cpu.cores")):
+            return p
+    return compute_precision(precision)
+
+
 def replica_of(w: Entity, d: Entity | None) -> str:
     """single or multi: whether one replica (or a training job) of `w` spans several devices of `d`."""
     count = w.get(f"devices.{d.id}") if d is not None and w.has(f"devices.{d.id}") else w.get("devices")
@@ -191,7 +204,7 @@ def replica_of(w: Entity, d: Entity | None) -> str:
 
 
 def texts_for(w: Entity, d: Entity | None, precision: str) -> dict[str, str]:
-    t = {"precision": precision, "operands": w.get("operands"), "method": w.get("method"),
+    t = {"precision": arithmetic(precision, d), "operands": w.get("operands"), "method": w.get("method"),
          "replica": replica_of(w, d), "recompute": "yes" if w.get("recompute") else None}
     if d is not None:
         t["device_kind"] = d.get("kind")

@@ -127,9 +127,10 @@ def test_best_batch_meets_the_per_token_target():
         p = r.pair("chat", dev).values
         assert p["best_batch"] <= p["max_batch"]
         per_seq = 1150 * p["kv_bytes_per_token"]
-        flops = 2 * 8030261248 + 4 * 32 * 32 * 128 * 1150        # weights + attention at the average position
+        flops = 2 * p["arithmetic_parameters"] + 4 * 32 * 32 * 128 * 1150   # weights + attention at the position
+        assert p["arithmetic_parameters"] == 8030261248 - 128256 * 4096       # the embedding is a lookup
         floor = 32 * family_figure("gpu", "layer_overhead")       # 32 layers x the gpu family's overhead per layer
-        step = lambda b: max((p["weights_bytes"] + b * per_seq) / p["delivered_bandwidth"],  # noqa: E731
+        step = lambda b: max((p["step_weight_bytes"] + b * per_seq) / p["delivered_bandwidth"],  # noqa: E731
                              flops * b / p["delivered_rate"]) + floor
         b = p["best_batch"]
         assert step(b) <= 0.050 and (b == p["max_batch"] or step(b + 1) > 0.050)

@@ -160,8 +160,13 @@ def test_70b_on_real_devices():
     assert value(r, "chat", "h100", "weights_bytes") == pytest.approx(70553706496)
     # 2 (K, V) x 80 layers x 8 kv heads x 128 x 1 byte (fp8)
     assert value(r, "chat", "h100", "kv_bytes_per_token") == 163840
+    # one H100 keeps a 10 % reserve: 72 GB is less than the weights and the batch's KV cache, so a replica is two
+    assert value(r, "chat", "h100", "replica_memory") == pytest.approx(2 * 80e9 * 0.9)
     assert value(r, "chat", "h100", "fits") is True
-    assert value(r, "chat", "h100", "max_batch") == 25
+    kv = 2300 * 163840                                       # context x KV bytes per token
+    chunk = 8192 * (2 * 8192 + 28672) * 2                    # workspace of a full prefill chunk
+    assert value(r, "chat", "h100", "max_batch") == (144e9 - 70553706496 - chunk) // kv
+    assert value(r, "chat", "h100", "communication_time") > 0
     assert r.decision.recommendation == "mi300x"
 
 

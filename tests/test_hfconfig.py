@@ -42,7 +42,11 @@ EXTRA = {
     "gemma-2-27b": {"model_type": "gemma2"},
     "phi-3-mini-4k": {"model_type": "phi3", "tie_word_embeddings": False},
     "deepseek-v3": {"model_type": "deepseek_v3", "tie_word_embeddings": False, **DEEPSEEK_V3},
+    "llama-3-8b": {"model_type": "llama", "tie_word_embeddings": False},
+    "llama-3-70b": {"model_type": "llama", "tie_word_embeddings": False},
+    "llama-3.3-70b": {"model_type": "llama", "tie_word_embeddings": False},
     "bert-base-uncased": {"model_type": "bert", "type_vocab_size": 2},
+    "bert-large-uncased": {"model_type": "bert", "type_vocab_size": 2},
     "all-minilm-l6-v2": {"model_type": "bert", "type_vocab_size": 2},
 }
 

@@ -9,6 +9,15 @@ import yaml
 
 HERE = Path(__file__).parent
 FAMILY_FIELDS = ("efficiency", "bandwidth_efficiency", "train_efficiency", "layer_overhead", "memory_reserve")
+# Compute efficiencies differ with the width of the arithmetic: 8-bit and narrower kernels reach a smaller
+# share of their (doubled) peak. The family defaults give these figures twice: `<name>` and `<name>_8bit`.
+BY_WIDTH = ("efficiency", "train_efficiency")
+NARROW_BYTES = 1.0
+
+
+def default_name(name: str, arithmetic_bytes: float) -> str:
+    """The defaults entry of figure `name` for arithmetic on values of that many bytes."""
+    return f"{name}_8bit" if name in BY_WIDTH and arithmetic_bytes <= NARROW_BYTES else name
 
 
 @lru_cache(maxsize=1)

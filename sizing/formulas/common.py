@@ -96,9 +96,24 @@ def expert_parameters(q):
     return q.experts * (q.parameters - q.active_parameters) / (q.experts - q.experts_per_token)
 
 
-def weights_read(q, tokens):
-    """Weight bytes a pass over `tokens` tokens reads: every dense weight, and the experts routed to."""
+def embedding(q):
+    """Parameters of the input embedding (vocabulary × hidden): looked up a row per token, no arithmetic."""
+    return q.vocab * q.hidden if q.has("vocab") and q.has("hidden") else NA
+
+
+def all_weights_read(q):
+    """Weight bytes a pass reads when every expert is routed to: all weights but the embedding table."""
+    table = embedding(q)
+    return q.weights_bytes if isinstance(table, Missing) else q.weights_bytes - table * q.bytes_per_value
+
+
+def weights_read(q, tokens, total=None):
+    """Weight bytes a pass over `tokens` tokens reads: every dense weight but the embedding table, and the
+    experts routed to."""
+    table = embedding(q)
+    total = q.weights_bytes if total is None else total
     if not (q.has("experts") and q.has("experts_per_token") and q.has("active_parameters")):
-        return q.weights_bytes
+        return total if isinstance(table, Missing) else total - table * q.bytes_per_value
     experts = expert_parameters(q)
-    return (q.parameters - experts + experts * touched_share(q, tokens)) * q.bytes_per_value
+    dense = q.parameters - experts if isinstance(table, Missing) else q.parameters - experts - table
+    return (dense + experts * touched_share(q, tokens)) * q.bytes_per_value

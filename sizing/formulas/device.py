@@ -9,7 +9,7 @@ from .common import *  # noqa: F401,F403
 def cpu_peak_rate(q):
     if q.text("precision") not in ("fp32", "fp64"):
         return NA
-    lanes = q.vector_width / q.bytes_per_value
+    lanes = q.vector_width / q.activation_bytes      # fp32 or fp64 lanes (a weight-only format computes in fp32)
     return q.cores * q.fma_units * lanes * FLOP_PER_MAC * q.clock
 
 

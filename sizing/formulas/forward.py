@@ -2,7 +2,8 @@
 
 from .common import *  # noqa: F401,F403
 from .common import (FLOP_PER_PARAM_TOKEN, MONTH, NO_FABRIC, NO_PRICE, REQUEST, REQUEST_COPIES, TOKEN,
-                     TP_ALL_REDUCES, all_reduce, attention_flops, roofline_time, utilisation_basis, plus)
+                     TP_ALL_REDUCES, all_reduce, attention_flops, roofline_time, utilisation_basis, plus,
+                     embedding, weights_read)
 
 
 @quantity("forward", "footprint_bytes", "byte", "weights: parameters × bytes per value", display="MB", label="Weights")
@@ -24,11 +25,20 @@ def fw_fits(q):
     return q.footprint_bytes <= q.replica_memory
 
 
+@quantity("forward", "arithmetic_parameters", "",
+          "parameters doing arithmetic per token: parameters − the input embedding (vocabulary × hidden)",
+          label="Parameters doing arithmetic")
+def fw_arithmetic_parameters(q):
+    table = embedding(q)
+    return q.parameters if isinstance(table, Missing) else q.parameters - table
+
+
 @quantity("forward", "flops_per_request", "FLOP",
-          "2 × parameters × tokens + attention over the whole sequence (4 × layers × heads × head_dim × tokens²)",
-          display="GFLOP", label="Work per request")
+          "2 × parameters doing arithmetic × tokens + attention over the whole sequence (4 × layers × heads × "
+          "head_dim × tokens²)", display="GFLOP", label="Work per request")
 def fw_flops(q):
-    return sum_present(FLOP_PER_PARAM_TOKEN * q.parameters * q.tokens, attention_flops(q, q.tokens, q.tokens))
+    return sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * q.tokens,
+                       attention_flops(q, q.tokens, q.tokens))
 
 
 @quantity("forward", "compute_time", "s", "the batch's FLOPs at the delivered rate of the replica", display="ms",
@@ -40,7 +50,7 @@ def fw_compute_time(q):
 @quantity("forward", "memory_time", "s", "weights streamed once per batch at the delivered bandwidth",
           display="ms", label="Memory time")
 def fw_memory_time(q):
-    return q.footprint_bytes / (q.delivered_bandwidth * q.replica_devices)
+    return weights_read(q, q.tokens, q.footprint_bytes) / (q.delivered_bandwidth * q.replica_devices)
 
 
 @quantity("forward", "overhead_time", "s",
@@ -125,7 +135,7 @@ def fw_cost_per_million(q):
 @quantity("forward", "item_time", "s", "bulk job: one item's FLOPs at the delivered rate of a replica",
           display="ms", label="Bulk job, time per item")
 def fw_item_time(q):
-    return FLOP_PER_PARAM_TOKEN * q.parameters * q.job_tokens / (q.delivered_rate * q.replica_devices)
+    return FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * q.job_tokens / (q.delivered_rate * q.replica_devices)
 
 
 @quantity("forward", "batch_job_time", "s", "bulk job: items × item time", display="h", label="Bulk job duration")

@@ -10,7 +10,8 @@ dips while a prompt is prefilled).
 from .common import *  # noqa: F401,F403
 from .common import (REQUEST, KV_TENSORS, PREFILL_CHUNK, NO_FABRIC, TOKEN, FLOP_PER_PARAM_TOKEN, EP_ALL_TO_ALLS,
                      TP_ALL_REDUCES, all_reduce, all_to_all, attention_flops, point_to_point, roofline_time,
-                     used_parameters, weights_read, plus)
+                     used_parameters, weights_read, plus, embedding,
+                     all_weights_read)
 
 
 # -- memory -----------------------------------------------------------------------------------
@@ -99,6 +100,15 @@ def gen_tensor(q):
 
 
 # -- the decode step --------------------------------------------------------------------------
+@quantity("generate", "arithmetic_parameters", "",
+          "parameters doing arithmetic per token: parameters used (active ones for mixture-of-experts) − the input "
+          "embedding (vocabulary × hidden), which is a lookup", label="Parameters doing arithmetic")
+def gen_arithmetic_parameters(q):
+    table = embedding(q)
+    return used_parameters(q) if isinstance(table, Missing) else used_parameters(q) - table
+
+
+
 @quantity("generate", "step_tokens", "token", "tokens produced per decode step: one per sequence",
           label="Tokens per step")
 def gen_step_tokens(q):
@@ -115,7 +125,7 @@ def gen_kv_position(q):
           "decode step: 2 × parameters used × tokens + attention (4 × layers × heads × head_dim × position per "
           "token)", display="GFLOP", label="Work per decode step")
 def gen_step_flops(q):
-    return sum_present(FLOP_PER_PARAM_TOKEN * used_parameters(q) * q.step_tokens,
+    return sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * q.step_tokens,
                        attention_flops(q, q.step_tokens, q.kv_position))
 
 
@@ -245,7 +255,7 @@ def gen_decode_tokens_per_s(q):
           label="Batch where decode turns compute-bound")
 def gen_compute_bound_batch(q):
     # The replica's device count cancels: both sides of memory time = compute time divide by it.
-    per_seq_flops = sum_present(FLOP_PER_PARAM_TOKEN * used_parameters(q) * TOKEN,
+    per_seq_flops = sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * TOKEN,
                                 attention_flops(q, TOKEN, q.kv_position))
     per_seq_flops_time = per_seq_flops / q.delivered_rate
     if not q.has("kv_bytes_per_token"):
@@ -262,10 +272,10 @@ def gen_best_batch(q):
     devices = q.replica_devices
     seq_comm = q.communication_per_token * TOKEN if q.has("communication_per_token") else NA
     budget = q.per_token_target - sum_present(q.step_overhead_time, q.communication_fixed, 0)
-    per_seq_flops = sum_present(FLOP_PER_PARAM_TOKEN * used_parameters(q) * TOKEN,
+    per_seq_flops = sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * TOKEN,
                                 attention_flops(q, TOKEN, q.kv_position))
     by_compute = budget / sum_present(per_seq_flops / (q.delivered_rate * devices), seq_comm)
-    weights_time = q.weights_bytes / (q.delivered_bandwidth * devices)   # every expert: conservative
+    weights_time = all_weights_read(q) / (q.delivered_bandwidth * devices)   # every expert: conservative
     if not q.has("kv_bytes_per_token"):
         return where(weights_time <= budget, floor(by_compute), 0)
     by_bandwidth = (budget - weights_time) / sum_present(q.kv_read_per_sequence / (q.delivered_bandwidth * devices),
@@ -278,7 +288,7 @@ def gen_best_batch(q):
 def gen_best_batch_rate(q):
     devices = q.replica_devices
     tokens = q.best_batch * TOKEN
-    flops = sum_present(FLOP_PER_PARAM_TOKEN * used_parameters(q) * tokens, attention_flops(q, tokens, q.kv_position))
+    flops = sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * tokens, attention_flops(q, tokens, q.kv_position))
     bytes_ = sum_present(weights_read(q, tokens), q.best_batch * q.kv_read_per_sequence)
     step = plus(roofline_time(flops / (q.delivered_rate * devices), bytes_ / (q.delivered_bandwidth * devices)),
                 q.step_overhead_time, pass_communication(q, tokens) if q.has("communication_fixed") else NA)
@@ -292,7 +302,7 @@ def prefill_work(q, sequences):
     lm_head = q.vocab * q.hidden
     linear = (FLOP_PER_PARAM_TOKEN * (used_parameters(q) - lm_head) * q.input_tokens
               + FLOP_PER_PARAM_TOKEN * lm_head * TOKEN) if q.has("vocab") and q.has("hidden") \
-        else FLOP_PER_PARAM_TOKEN * used_parameters(q) * q.input_tokens
+        else FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * q.input_tokens
     causal = attention_flops(q, q.input_tokens, q.input_tokens) / 2
     return sequences * sum_present(linear, causal)
 

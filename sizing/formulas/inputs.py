@@ -97,7 +97,7 @@ inp("prediction", "token/s", "the scenario's prediction for the recorded configu
 inp("efficiency_now", "", "the device's compute efficiency in the scenario", fraction=True)
 inp("bandwidth_efficiency_now", "", "the device's bandwidth efficiency in the scenario", fraction=True)
 # Text inputs: choices the definitions branch on.
-text_input("precision", "numeric precision of the workload")
+text_input("precision", "precision the workload's arithmetic runs at (fp16 or fp32 for a weight-only format)")
 text_input("operands", "where a matrix product's operands live: host or device")
 text_input("method", "training method: full or lora")
 text_input("device_kind", "device class: cpu, gpu, tpu, npu or accelerator")

@@ -2,7 +2,7 @@
 
 from .common import *  # noqa: F401,F403
 from .common import (ATTENTION_FLOP, NO_FABRIC, NO_PRICE, PASS_FLOP_PER_PARAM_TOKEN, TOKEN, TRAIN_TP_ALL_REDUCES,
-                     FLOP_PER_PARAM_TOKEN, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce, point_to_point,
+                     FLOP_PER_PARAM_TOKEN, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce,
                      plus, used_parameters)
 
 
@@ -91,36 +91,49 @@ def tr_compute_time(q):
     return q.flops / (q.train_rate * q.devices)
 
 
-@quantity("train", "bubble_time", "s", "pipeline bubble: compute time × (stages − 1) / micro-batches", display="h",
-          label="Pipeline bubble")
-def tr_bubble(q):
-    return q.compute_time * (q.pipeline - 1) / q.micro_batches
-
-
 @quantity("train", "data_parallel", "", "data-parallel ways: as given, else devices / (tensor × pipeline)",
           label="Data-parallel ways")
 def tr_data(q):
     return first_present(q.data_given, q.devices / (q.tensor_given * q.pipeline))
 
 
-@quantity("train", "communication_time", "s",
-          "per optimizer step: gradient all-reduce over the data-parallel ways (16-bit gradients of the trained "
-          "parameters on one shard), 4 tensor-parallel all-reduces per layer of the step's tokens per replica, "
-          "and pipeline sends (counted in full: runtimes hide part of it behind compute)", display="s",
-          warn=NO_FABRIC, warn_on=("interconnect_bandwidth",), label="Communication per step")
-def tr_communication(q):
+@quantity("train", "micro_batches_used", "", "pipeline micro-batches per step: as given, else one sequence each "
+          "(batch / data-parallel ways)", label="Micro-batches per step")
+def tr_micro_batches(q):
+    return first_present(q.micro_batches, q.batch / q.data_parallel)
+
+
+@quantity("train", "bubble_time", "s", "pipeline bubble: compute time × (stages − 1) / micro-batches", display="h",
+          label="Pipeline bubble")
+def tr_bubble(q):
+    return q.compute_time * (q.pipeline - 1) / q.micro_batches_used
+
+
+@quantity("train", "gradient_sync_time", "s",
+          "per optimizer step: ring all-reduce over the data-parallel ways of the 16-bit gradients of the trained "
+          "parameters on one tensor × pipeline shard", display="s", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",),
+          label="Gradient all-reduce per step")
+def tr_gradient_sync(q):
     if q.text("replica") == "single" or (q.text("replica") == "auto" and not q.has("interconnect_bandwidth")):
         return NA                                  # one device, or as many as needed on a device without a fabric
     if not q.has("interconnect_bandwidth"):
         return q.interconnect_bandwidth
-    shard = q.tensor_given * q.pipeline
-    grads = q.trainable_parameters * q.activation_bytes / shard
-    dp = all_reduce(q, q.data_parallel, grads, span=q.devices)
+    grads = q.trainable_parameters * q.activation_bytes / (q.tensor_given * q.pipeline)
+    return all_reduce(q, q.data_parallel, grads, span=q.devices)
+
+
+@quantity("train", "communication_time", "s",
+          "per optimizer step, what compute does not hide: the gradient all-reduce beyond the backward pass "
+          "(2/3 of the step's compute) it overlaps with, and 4 tensor-parallel all-reduces per layer of the step's "
+          "tokens per data-parallel replica (pipeline sends overlap with compute in a 1F1B schedule; its bubble is "
+          "counted apart)", display="s", label="Communication per step")
+def tr_communication(q):
+    backward = 2 / 3 * q.compute_time / q.steps
+    exposed = maximum(0, q.gradient_sync_time - backward)
     tokens = q.batch * q.sequence / q.data_parallel / TOKEN
     message = tokens * q.hidden * q.activation_bytes
     tp = TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
-    pp = point_to_point(q, q.devices, 2 * (q.pipeline - 1), message)
-    return sum_present(dp, tp, pp)
+    return sum_present(exposed, tp)
 
 
 @quantity("train", "duration", "s", "compute time + bubble + steps × communication per step", display="h",

@@ -218,7 +218,7 @@ TRAIN_PARALLEL = (
     Field("pipeline", Integer(), "Pipeline stages.", positive=True, default=1),
     Field("data", Integer(), "Data-parallel ways (default: devices / (tensor x pipeline)).", positive=True),
     Field("micro_batches", Integer(), "Micro-batches per step in the pipeline (bubble = (stages - 1) / "
-          "micro-batches).", positive=True, default=8),
+          "micro-batches; default: one sequence each, batch / data-parallel ways).", positive=True),
 )
 
 COMMON_WORKLOAD = (

@@ -1,0 +1,174 @@
+"""Choosing the device-family defaults from the calibration records, and writing them with their evidence.
+
+Per family and figure: the median of the values the calibration records imply (the figure that would
+make each prediction match its record, the others at the defaults being chosen), rounded to 5 %; a
+family with fewer than MIN_RECORDS calibration records for a figure takes the median over all families
+(said so in its basis). Three passes let the figures settle, since each record's implied value depends
+on the others. The efficiencies and the latency floor trade against each other, so each is read where
+the other weighs little: efficiencies from the records whose floor is under FLOOR_LITTLE of their time,
+the floor (one figure for every family: the records do not tell families apart) as the median of the
+floors implied by the records where it is over FLOOR_MUCH. Held-out records are never used.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from pathlib import Path
+
+import yaml
+
+from ..catalog import HERE, family_defaults, measurements
+from ..units import parse_fraction, parse_quantity
+from .records import SKIP, TIMES, family_of, figure_of, held_out, narrow, predict
+
+MIN_RECORDS = 3
+FLOOR_LITTLE = 0.15
+FLOOR_MUCH = 0.25
+FLOOR_START = 30e-6        # s per layer: the provisional floor the shares are first measured at
+PASSES = 3
+FLOOR_MAX = 1e-3           # s per layer: the bisection's upper end
+FLOOR_CATEGORIES = ("decode_batch1", "ttft", "encoder_latency")
+FAMILIES = ("gpu", "tpu", "accelerator", "cpu", "npu")
+CHOSEN = ("efficiency", "efficiency_8bit", "bandwidth_efficiency", "train_efficiency", "train_efficiency_8bit")
+RESERVE = {"value": "10 %", "basis": "vLLM's default gpu_memory_utilization of 0.9 (runtime context, allocator "
+           "slack and CUDA graphs in the other 10 %); TensorRT-LLM and JetStream keep a similar margin"}
+
+
+def figures_now() -> dict[str, dict[str, float]]:
+    """The shipped defaults in SI (fractions as shares, the floor in seconds)."""
+    out = {}
+    for fam, figs in family_defaults().items():
+        out[fam] = {n: parse_fraction(str(f["value"])) if n != "layer_overhead" else
+                    parse_quantity(str(f["value"]), "duration") for n, f in figs.items()}
+        for n in ("efficiency", "train_efficiency"):
+            out[fam].setdefault(f"{n}_8bit", out[fam][n])
+    return out
+
+
+def fields(figs: dict[str, float], r: dict) -> dict[str, str]:
+    """Device fields stating every figure for record `r` (the compute figures for the width of its arithmetic),
+    as a scenario would."""
+    wide = {n: v for n, v in figs.items() if not n.endswith("_8bit")}
+    if narrow(r):
+        wide.update({n[:-5]: v for n, v in figs.items() if n.endswith("_8bit")})
+    return {n: (f"{v * 1e6:.6g} us" if n == "layer_overhead" else f"{v * 100:.6g} %") for n, v in wide.items()}
+
+
+def implied(r: dict, figs: dict[str, float]) -> float | None:
+    """The value of the figure record `r` informs that makes its prediction match (bisection on a log scale
+    between 2 % and 100 %), the family's other figures at `figs`; None when even 100 % falls short."""
+    if r["metric"] == "mfu":
+        return r["value"]
+    name = figure_of(r)
+    sign = -1 if r["metric"] in TIMES else 1
+
+    def gap(x: float) -> float:
+        return sign * math.log(predict(r, fields({**figs, name: x}, r)) / r["value"])
+
+    lo, hi = 0.02, 1.0
+    if gap(hi) < 0:
+        return None
+    for _ in range(24):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
+    return math.sqrt(lo * hi)
+
+
+def implied_floor(r: dict, figs: dict[str, float]) -> float:
+    """The layer overhead that makes record `r`'s prediction match (bisection between 0 and 1 ms; 0 when even
+    no floor is too slow, 1 ms when even that is too fast)."""
+    sign = -1 if r["metric"] in TIMES else 1
+
+    def gap(x: float) -> float:
+        return sign * math.log(predict(r, fields({**figs, "layer_overhead": x}, r)) / r["value"])
+
+    lo, hi = 0.0, FLOOR_MAX
+    if gap(lo) <= 0:
+        return 0.0
+    if gap(hi) >= 0:
+        return hi
+    for _ in range(24):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gap(mid) > 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def calibration_records() -> list[dict]:
+    out = held_out(measurements())
+    return [r for r in measurements() if r["id"] not in SKIP and r["id"] not in out]
+
+
+def floor_share(r: dict, figs: dict[str, float]) -> float:
+    """The share of record `r`'s predicted time the latency floor takes at `figs`."""
+    if r["metric"] == "mfu":
+        return 0.0
+    with_floor = predict(r, fields(figs, r))
+    without = predict(r, fields({**figs, "layer_overhead": 0.0}, r))
+    return 1 - (without / with_floor if r["metric"] in TIMES else with_floor / without)
+
+
+def one_pass(figs: dict[str, dict[str, float]]) -> tuple[dict, dict]:
+    """New figures from the implied values at `figs`, and the evidence: (family, figure) -> [(record, value)]."""
+    evidence: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for r in calibration_records():
+        if floor_share(r, figs[family_of(r)]) >= FLOOR_LITTLE:
+            continue
+        fam, name = family_of(r), figure_of(r)
+        x = implied(r, figs[fam])
+        if x is not None:
+            evidence.setdefault((fam, name), []).append((r["id"], x))
+    new = {fam: dict(f) for fam, f in figs.items()}
+    for name in CHOSEN:
+        pooled = [x for (f, n), xs in evidence.items() if n == name for _, x in xs]
+        for fam in FAMILIES:
+            xs = [x for _, x in evidence.get((fam, name), [])]
+            new[fam][name] = round5(statistics.median(xs if len(xs) >= MIN_RECORDS else pooled))
+    return new, evidence
+
+
+def round5(x: float) -> float:
+    return round(x * 20) / 20
+
+
+def floor(figs: dict[str, dict[str, float]]) -> tuple[float, list[tuple[str, float]]]:
+    """The median floor the batch-1 calibration records imply, and each record's."""
+    found = [(r["id"], implied_floor(r, figs[family_of(r)])) for r in calibration_records()
+             if r["category"] in FLOOR_CATEGORIES and floor_share(r, figs[family_of(r)]) >= FLOOR_MUCH]
+    return statistics.median(x for _, x in found), found
+
+
+def choose() -> tuple[dict, dict, float]:
+    figs = {fam: {**f, "layer_overhead": FLOOR_START} for fam, f in figures_now().items()}
+    for _ in range(PASSES):
+        figs, evidence = one_pass(figs)
+        overhead, found = floor(figs)
+        figs = {fam: {**f, "layer_overhead": overhead} for fam, f in figs.items()}
+    evidence[("*", "layer_overhead")] = found
+    return figs, evidence, round(overhead * 1e6)
+
+
+def write(figs: dict, evidence: dict, floor_us: float, path: Path = HERE / "defaults.yaml") -> None:
+    """defaults.yaml: each figure with the records it was read from and their spread."""
+    out = {}
+    for fam in FAMILIES:
+        entry = {}
+        for name in CHOSEN:
+            own = evidence.get((fam, name), [])
+            used = own if len(own) >= MIN_RECORDS else [e for (f, n), xs in evidence.items() if n == name for e in xs]
+            xs = [x for _, x in used]
+            how = "median" if used is own else f"median over every family ({len(own)} {fam} record(s) too few)"
+            entry[name] = {"value": f"{figs[fam][name] * 100:.0f} %",
+                           "basis": f"{how} of {len(xs)} published measurements, spread {min(xs):.0%}-{max(xs):.0%}",
+                           "records": sorted(i for i, _ in used)}
+        floors = [x for _, x in evidence[("*", "layer_overhead")]]
+        entry["layer_overhead"] = {"value": f"{floor_us:g} us",
+                                   "basis": f"median of the floors {len(floors)} batch-1 measurements imply where the "
+                                            f"floor weighs (decode, time to first token, encoder latency; every "
+                                            f"family), spread "
+                                            f"{min(floors) * 1e6:.0f}-{max(floors) * 1e6:.0f} us",
+                                   "records": sorted(i for i, _ in evidence[("*", "layer_overhead")])}
+        entry["memory_reserve"] = dict(RESERVE)
+        out[fam] = entry
+    head = (HERE / "defaults.yaml").read_text().split("families:")[0]      # the comment above stays
+    path.write_text(head + yaml.safe_dump({"families": out}, sort_keys=False, width=110))

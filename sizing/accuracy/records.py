@@ -1,0 +1,196 @@
+"""The published measurements as one-pair scenarios: what the source leaves out, stated, and the prediction."""
+
+from __future__ import annotations
+
+import yaml
+
+from ..catalog import measurements  # noqa: F401
+
+# Record fields that name things the catalog calls otherwise.
+DEVICES = {
+    "NVIDIA A100 80GB (RunPod; SXM vs PCIe not stated)": "nvidia-a100-80gb-pcie",
+    "NVIDIA A100 40GB": "nvidia-a100-40gb-sxm",
+    "NVIDIA T4 16GB": "nvidia-t4",
+    "NVIDIA GeForce RTX 4090 24GB": "nvidia-rtx-4090",
+    "Apple M2 Ultra (76-core GPU, 192 GB)": "apple-m2-ultra",
+    "Intel Gaudi 2 (HL-225H)": "intel-gaudi2",
+    "Intel Xeon Platinum 8592+ (Emerald Rapids, 64 cores)": "intel-xeon-platinum-8592plus",
+    "Intel Xeon W-2123 (4 cores / 8 threads)": "intel-xeon-w-2123",
+    "Intel Xeon 4th gen Sapphire Rapids (GCP c3-highcpu-44, 22 threads)": "intel-xeon-sapphire-rapids-c3-22c",
+}
+MODELS = {"meta-llama/Llama-3.3-70B-Instruct": "llama-3.3-70b", "meta-llama/Meta-Llama-3-8B": "llama-3-8b",
+          "meta-llama/Meta-Llama-3-70B": "llama-3-70b"}
+# Per record: what the source leaves out, stated here as an assumption (shown in the table's notes).
+ASSUME = {
+    # llama.cpp: GGUF Q4_0 is 4.5 bits per weight; q4_K_M ~4.8 (nearest format: int4 with group 32)
+    "llamacpp-a100-80gb-llama-2-70b-q4-0-tg": {"precision": "q4_0"},
+    "llamacpp-h100-pcie-llama-2-70b-q4-0-tg": {"precision": "q4_0"},
+    "llamacpp-m2-ultra-llama-2-70b-q4-0-tg": {"precision": "q4_0"},
+    "llamacpp-gcp-c3-spr-llama-2-q4-k-m-decode": {"precision": "int4-g32"},
+    # MLPerf Llama 2 70B (OpenOrca): mean output ~290 tokens (derived in the record), mean input ~300
+    "mlperf-v4.1-h100x8-llama-2-70b-offline": {"input_tokens": 300, "output_tokens": 290, "replica": 2},
+    "mlperf-v4.1-mi300x8-llama-2-70b-offline": {"input_tokens": 300, "output_tokens": 290, "replica": 1},
+    "mlperf-v4.1-mi300x1-llama-2-70b-offline": {"input_tokens": 300, "output_tokens": 290, "replica": 1},
+    "mlperf-v4.1-xeon8592-2s-bert-large-offline": {"replica": 1, "batch": 32},
+    # OCI: tokens per second = 128 output tokens / the whole request's latency (prefill included)
+    "oci-mi300x8-llama-3.1-405b-fp8-bs1-128-128": {"metric": "output_tokens_per_request_s"},
+    "nemo-a100-llama-2-7b-bs1-128-20-latency": {"precision": "bf16"},
+    "nemo-h100-llama-2-7b-bs1-128-20-latency": {"precision": "bf16"},
+    "llama2-model-card-llama-2-7b-gpu-hours": {"devices": 256, "batch": 1024, "sequence_length": 4096},
+    # GPU-hour totals: the cards state neither the devices nor the layout: an assumed count, tensor parallel
+    # within a server for 70B; for 405B the Llama 3 paper's TP8 x PP16 with its interleaved schedule
+    # (16 micro-batches x 8 virtual stages counted as 128 micro-batches)
+    "llama2-model-card-llama-2-70b-gpu-hours": {"devices": 2048, "batch": 1024, "sequence_length": 4096,
+                                                "parallel": {"tensor": 8}},
+    "llama31-model-card-llama-3.1-8b-gpu-hours": {"precision": "bf16", "devices": 1024, "batch": 2048,
+                                                  "sequence_length": 8192},
+    "llama31-model-card-llama-3.1-70b-gpu-hours": {"precision": "bf16", "devices": 2048, "batch": 2048,
+                                                   "sequence_length": 8192, "parallel": {"tensor": 8}},
+    "llama31-model-card-llama-3.1-405b-gpu-hours": {"precision": "bf16", "devices": 16384, "batch": 2048,
+                                                    "sequence_length": 8192,
+                                                    "parallel": {"tensor": 8, "pipeline": 16, "micro_batches": 128}},
+}
+# Records not predicted, and why.
+SKIP = {
+    "mlperf-v4.1-b200x1-llama-2-70b-offline": "precision not stated (FP4 by NVIDIA's account, unverified)",
+    "mlperf-v4.1-h100x8-mixtral-8x7b-offline": "prompt and output lengths of the mixed dataset not stated",
+}
+TIMES = ("ttft_ms", "ms_per_output_token", "latency_ms", "gpu_hours")   # metrics where lower is faster
+# The family figure each category's records inform.
+INFORMS = {"decode_batch1": "bandwidth_efficiency", "throughput_large_batch": "bandwidth_efficiency",
+           "ttft": "efficiency", "encoder_latency": "efficiency", "encoder_throughput": "efficiency",
+           "training": "train_efficiency"}
+DECODE_OUTPUT = 128          # llama.cpp tg runs: tokens generated from an empty prompt, when not stated
+BATCH_CAP = 1024             # a runtime's largest batch when the record does not state it
+TRAIN_STEPS = 100            # steps simulated for a training-throughput record
+
+
+def workload_of(r: dict) -> tuple[dict, str, float]:
+    """The workload that predicts record `r`, the quantity to read, and the factor turning it into the metric."""
+    a = {**r, **ASSUME.get(r["id"], {})}
+    model = MODELS.get(a["model"], a["model"])
+    metric, cat = a["metric"], a["category"]
+    precision = a.get("precision") or "bf16"
+    devices = a.get("devices", 1)
+    replica = a.get("replica", devices)
+    par = {k: v for k, v in (a.get("parallel") or {}).items() if v}
+    if cat == "training":
+        w = {"kind": "train", "model": model, "precision": precision, "devices": devices,
+             "sequence": a.get("sequence_length", 4096), "batch": a.get("batch", 512)}
+        tp, pp = par.get("tensor", 1), par.get("pipeline", 1)
+        if tp * pp > 1:
+            w["parallel"] = {"tensor": tp, "pipeline": pp}
+            if "micro_batches" in par:
+                w["parallel"]["micro_batches"] = par["micro_batches"]
+        if metric == "gpu_hours":
+            w["tokens"] = a["tokens_trained"]
+            return w, "device_hours", 1 / 3600
+        w["tokens"] = w["batch"] * w["sequence"] * TRAIN_STEPS
+        return w, "duration", w["tokens"] / devices
+    if cat.startswith("encoder"):
+        w = {"kind": "forward", "model": model, "precision": precision, "batch": a.get("batch", 1),
+             "tokens": a.get("sequence_length", 128), "devices": replica}
+        if metric == "latency_ms":
+            return w, "latency", 1e3
+        return w, "requests_per_s", devices / replica
+    w = {"kind": "generate", "model": model, "precision": precision, "devices": replica,
+         "input_tokens": a.get("input_tokens") or 1,
+         "output_tokens": a.get("output_tokens") or (DECODE_OUTPUT if cat == "decode_batch1" else 1)}
+    if "tensor" in par and replica == devices and par["tensor"] * par.get("pipeline", 1) == replica:
+        w["parallel"] = {"tensor": par["tensor"], "pipeline": par.get("pipeline", 1)}
+    if a.get("batch"):
+        w["batch"] = a["batch"]
+    if metric == "ttft_ms":
+        return w, "ttft", 1e3
+    if metric == "ms_per_output_token":
+        return w, "step_time", 1e3
+    if metric == "latency_ms":
+        return w, "request_latency", 1e3
+    if metric == "output_tokens_per_request_s":
+        return w, "request_latency", -w["output_tokens"]          # negative: tokens / the time read
+    if cat == "decode_batch1":
+        return w, "tokens_per_s_per_user", 1.0
+    return w, "tokens_per_s", devices / replica
+
+
+def pair_values(r: dict, device_fields: dict | None = None) -> tuple[dict, str, float]:
+    """Every quantity of the record's pair (at the defaults, or with `device_fields` set on the device), the
+    quantity its metric is read from, and the factor that reads it."""
+    from ..evaluate import evaluate
+    from ..scenario import load_scenario_bytes
+
+    w, qid, factor = workload_of(r)
+    dev = {"from": device_of(r), **(device_fields or {})}
+
+    def run() -> dict:
+        doc = {"sizing": 1, "name": "record", "devices": {"d": dev}, "workloads": {"w": w}}
+        scn, problems = load_scenario_bytes(yaml.safe_dump(doc).encode(), f"{r['id']}.yaml")
+        if scn is None:
+            raise ValueError(f"{r['id']}: " + "; ".join(str(p) for p in problems if p.level == "error"))
+        return evaluate(scn).pair("w", "d").values
+
+    values = run()
+    if "batch" not in w and w["kind"] == "generate":       # the runtime's batch: as large as fits, up to a cap
+        w["batch"] = int(max(1, min(values.get("max_batch") or 1, BATCH_CAP)))
+        values = run()
+    return values, qid, factor
+
+
+def predict(r: dict, device_fields: dict | None = None) -> float | None:
+    """The prediction of record `r` at the defaults (or with `device_fields` set on the device)."""
+    if r["metric"] == "mfu":                  # a utilisation: the prediction is the training efficiency used
+        return train_efficiency(r, device_fields or {})
+    values, qid, factor = pair_values(r, device_fields)
+    return reading(values.get(qid), qid, factor)
+
+
+def reading(v: float | None, qid: str, factor: float) -> float | None:
+    """The record's metric from the quantity read: times scale, a duration or a negative factor invert."""
+    if v is None:
+        return None
+    return factor / v if qid == "duration" else -factor / v if factor < 0 else v * factor
+
+
+def held_out(records: list[dict]) -> set[str]:
+    """Every third record of each category (index 2 mod 3), in file order."""
+    seen: dict[str, int] = {}
+    out = set()
+    for r in records:
+        i = seen.get(r["category"], 0)
+        seen[r["category"]] = i + 1
+        if i % 3 == 2:
+            out.add(r["id"])
+    return out
+
+
+def train_efficiency(r: dict, device_fields: dict) -> float:
+    from ..catalog import family_defaults
+    from ..units import parse_fraction
+    text = device_fields.get("train_efficiency") or family_defaults()[family_of(r)][figure_of(r)]["value"]
+    return parse_fraction(str(text))
+
+
+def narrow(r: dict) -> bool:
+    """Whether the record's arithmetic is 8-bit or narrower (a weight-only format computes in 16 bits)."""
+    from ..schema import PRECISION_BYTES, compute_precision
+    precision = ASSUME.get(r["id"], {}).get("precision") or r.get("precision") or "bf16"
+    return PRECISION_BYTES[compute_precision(precision)] <= 1
+
+
+def figure_of(r: dict) -> str:
+    """The defaults entry the record informs: its category's figure, for the width of its arithmetic; a
+    large-batch record whose decode step is compute-bound at the defaults informs the compute efficiency."""
+    from ..catalog import default_name
+    name = "train_efficiency" if r["metric"] == "mfu" else INFORMS[r["category"]]
+    if r["category"] == "throughput_large_batch" and pair_values(r)[0].get("bound") == "compute":
+        name = "efficiency"
+    return default_name(name, 1 if narrow(r) else 2)
+
+
+def device_of(r: dict) -> str:
+    return DEVICES.get(r["device"], r["device"])
+
+
+def family_of(r: dict) -> str:
+    from ..scenario import catalog
+    return catalog()[0][device_of(r)].get("kind")

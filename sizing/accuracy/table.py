@@ -1,0 +1,90 @@
+"""The accuracy table: every record, measured against predicted at the defaults, and the spread per category."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from ..catalog import measurements
+from .records import SKIP, TIMES, device_of, held_out, predict
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    category: str
+    device: str
+    measured: float
+    predicted: float | None
+    held_out: bool
+    note: str = ""
+    time: bool = False             # a time (lower is faster) rather than a rate
+
+    @property
+    def ratio(self) -> float | None:
+        """predicted / measured."""
+        return None if not self.predicted else self.predicted / self.measured
+
+
+def rows(fields_of=None) -> list[Row]:
+    """Every record predicted at the defaults (or with `fields_of(record)` set on its device)."""
+    records = measurements()
+    out = held_out(records)
+    table = []
+    for r in records:
+        skip = SKIP.get(r["id"])
+        pred = None if skip else predict(r, fields_of(r) if fields_of else None)
+        table.append(Row(r["id"], r["category"], device_of(r), r["value"], pred, r["id"] in out, skip or "",
+                         r["metric"] in TIMES))
+    return table
+
+
+def worst(ratios: list[float]) -> float:
+    """The ratio furthest from 1 either way."""
+    return max(ratios, key=lambda x: abs(math.log(x))) if ratios else math.nan
+
+
+@dataclass(frozen=True)
+class Summary:
+    category: str
+    records: int
+    median: float
+    worst: float
+    held_records: int
+    held_median: float
+    held_worst: float
+
+
+def summary(table: list[Row]) -> list[Summary]:
+    """Per category: median and worst predicted / measured, on all records and on the held-out ones."""
+    out = []
+    for cat in dict.fromkeys(r.category for r in table):
+        ratios = [r.ratio for r in table if r.category == cat and r.ratio]
+        held = [r.ratio for r in table if r.category == cat and r.ratio and r.held_out]
+        out.append(Summary(cat, len(ratios), statistics.median(ratios), worst(ratios), len(held),
+                           statistics.median(held) if held else math.nan, worst(held)))
+    return out
+
+
+WORDS = {"decode_batch1": "decode at batch 1 (tokens/s per user, ms per token, request latency)",
+         "throughput_large_batch": "throughput at large batch (output tokens/s)",
+         "ttft": "time to first token", "encoder_latency": "encoder latency (batch 1)",
+         "encoder_throughput": "encoder throughput (sequences/s)",
+         "training": "training (tokens/s per device, GPU-hours, model-FLOPs utilisation)"}
+
+
+def markdown(table: list[Row]) -> str:
+    lines = ["| Category | Records | Median predicted / measured | Worst | Held out | Held-out median | Held-out worst |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for s in summary(table):
+        lines.append(f"| {WORDS.get(s.category, s.category)} | {s.records} | {s.median:.2f} | {s.worst:.2f} | "
+                     f"{s.held_records} | {s.held_median:.2f} | {s.held_worst:.2f} |")
+    lines += ["", "For a time (latency, time to first token, GPU-hours) a ratio above 1 means the prediction is "
+              "slower than measured; for a rate, faster.", "",
+              "| Record | Device | Measured | Predicted | Predicted / measured | Held out |", "|---|---|---:|---:|---:|---|"]
+    for r in table:
+        pred = f"{r.predicted:,.4g}" if r.predicted else f"not predicted: {r.note}"
+        ratio = f"{r.ratio:.2f}" if r.ratio else ""
+        lines.append(f"| {r.id} | {r.device} | {r.measured:,.4g} | {pred} | {ratio} | {'yes' if r.held_out else ''} |")
+    return "\n".join(lines)

@@ -1,0 +1,112 @@
+"""The published measurements, the defaults chosen from them, and the accuracy the README reports."""
+
+import math
+import re
+
+import pytest
+
+from helpers import ROOT
+
+from sizing.accuracy import markdown, rows, summary
+from sizing.accuracy.choose import MIN_RECORDS, calibration_records, implied
+from sizing.accuracy.records import SKIP, held_out, predict, workload_of
+from sizing.catalog import family_defaults, measurements
+
+CATEGORIES = {"decode_batch1", "throughput_large_batch", "ttft", "encoder_latency", "encoder_throughput", "training"}
+
+
+@pytest.fixture(scope="module")
+def table():
+    return rows()
+
+
+def test_at_least_thirty_sourced_records_over_device_families_and_vendors():
+    recs = measurements()
+    assert len(recs) >= 30
+    assert {r["category"] for r in recs} == CATEGORIES
+    for r in recs:
+        assert r["source"]["url"].startswith("https://") and r["source"]["title"], r["id"]
+        assert r["value"] > 0 and r["unit"], r["id"]
+    families = {(r["category"], fam) for r, fam in ((r, family(r)) for r in recs)}
+    assert {"gpu", "tpu", "cpu", "accelerator"} <= {fam for _, fam in families}
+    vendors = {r["device"].split("-")[0] for r in recs if family(r) == "gpu"}
+    assert {"nvidia", "amd"} <= vendors
+
+
+def family(r):
+    from sizing.accuracy.records import family_of
+    return family_of(r)
+
+
+def test_every_record_is_predicted_or_says_why_not(table):
+    for row in table:
+        assert (row.predicted is not None and row.predicted > 0) or row.note == SKIP[row.id], row.id
+
+
+def test_held_out_records_are_every_third_of_a_category_and_never_evidence():
+    out = held_out(measurements())
+    assert len(out) >= 10
+    evidence = {i for fam in family_defaults().values() for f in fam.values() for i in f.get("records", [])}
+    assert not evidence & out                               # no default was chosen from a held-out record
+    assert evidence <= {r["id"] for r in calibration_records()}
+
+
+def test_each_default_cites_enough_records_or_says_it_is_pooled():
+    for fam, figures in family_defaults().items():
+        for name, f in figures.items():
+            if name == "memory_reserve":
+                assert "gpu_memory_utilization" in f["basis"]
+                continue
+            recs = f["records"]
+            assert len(recs) >= MIN_RECORDS, (fam, name)
+            own = [i for i in recs if family(next(r for r in measurements() if r["id"] == i)) == fam]
+            assert len(own) == len(recs) or "median over every family" in f["basis"] or name == "layer_overhead"
+            low, high = map(float, re.findall(r"spread (\d+)%-(\d+)%", f["basis"])[0]) if "%" in f["basis"] \
+                else (None, None)
+            if low is not None:
+                value = float(str(f["value"]).rstrip(" %"))
+                assert low - 5 <= value <= high + 5, (fam, name)   # the median lies within its spread
+
+
+def test_a_default_is_the_median_of_what_its_records_imply():
+    figs = {n: float(str(f["value"]).split()[0]) / (100 if "%" in str(f["value"]) else 1e6)
+            for n, f in family_defaults()["gpu"].items()}
+    recs = [r for r in calibration_records() if r["id"] in family_defaults()["gpu"]["bandwidth_efficiency"]["records"]]
+    values = sorted(x for x in (implied(r, figs) for r in recs) if x is not None)
+    median = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    assert round(median * 20) / 20 == pytest.approx(figs["bandwidth_efficiency"], abs=0.051)
+
+
+def test_implied_efficiency_reproduces_the_measurement():
+    r = next(r for r in measurements() if r["id"] == "llamacpp-h100-pcie-llama-2-7b-f16-tg")
+    figs = {"efficiency": 0.6, "bandwidth_efficiency": 0.5, "train_efficiency": 0.4, "layer_overhead": 20e-6,
+            "memory_reserve": 0.1}
+    x = implied(r, figs)
+    from sizing.accuracy.choose import fields
+    assert predict(r, fields({**figs, "bandwidth_efficiency": x}, r)) == pytest.approx(r["value"], rel=1e-4)
+
+
+def test_a_record_states_what_its_source_leaves_out():
+    r = next(r for r in measurements() if r["id"] == "llamacpp-a100-80gb-llama-2-70b-q4-0-tg")
+    w, qid, _ = workload_of(r)
+    assert w["precision"] == "q4_0" and qid == "tokens_per_s_per_user" and w["output_tokens"] == 128
+    m = next(r for r in measurements() if r["id"] == "mlperf-v4.1-h100x8-llama-2-70b-offline")
+    w, qid, factor = workload_of(m)
+    assert w["devices"] == 2 and factor == 4 and qid == "tokens_per_s"      # four TP2 replicas
+
+
+def test_accuracy_at_the_defaults(table):
+    """Regression guard on the README's table: every category's median within 1.2x (the bar of issue 12)
+    except where the README says otherwise, and no record beyond 3x either way."""
+    for s in summary(table):
+        assert 1 / 1.25 <= s.median <= 1.2, s
+    for row in table:
+        if row.ratio:
+            assert 1 / 3 <= row.ratio <= 3, row.id
+
+
+def test_the_readme_shows_the_table_the_script_prints(table):
+    readme = (ROOT / "README.md").read_text()
+    for line in markdown(table).splitlines()[:8]:
+        assert line in readme, line
+    assert not any(math.isnan(s.median) for s in summary(table))

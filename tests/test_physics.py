@@ -1,0 +1,178 @@
+"""The physics the second wave adds, each checked against a hand calculation on round numbers."""
+
+import pytest
+
+from helpers import problems_of
+
+from sizing.evaluate import evaluate
+from sizing.scenario import load_scenario_bytes
+
+# An invented accelerator with round figures and every efficiency stated, so each number below is arithmetic.
+DEVICE = """\
+  acc:
+    kind: gpu
+    compute: {bf16: 100 TFLOP/s, fp16: 100 TFLOP/s, fp8: 200 TFLOP/s}
+    memory: 100 GB
+    memory_bandwidth: 1 TB/s
+    efficiency: 50 %
+    bandwidth_efficiency: 80 %
+    layer_overhead: 10 us
+    memory_reserve: 10 %
+    interconnect: {bandwidth: 100 GB/s, latency: 5 us, domain: 4}
+    network: {bandwidth: 10 GB/s, latency: 20 us}
+"""
+MODEL = """\
+  dense:
+    parameters: 10e9
+    layers: 40
+    hidden: 5000
+    heads: 40
+    kv_heads: 8
+    head_dim: 125
+    intermediate: 20000
+    context: 8192
+  moe:
+    parameters: 40e9
+    active_parameters: 12e9
+    layers: 40
+    hidden: 5000
+    heads: 40
+    kv_heads: 8
+    head_dim: 125
+    intermediate: 20000
+    experts: 8
+    experts_per_token: 2
+"""
+
+
+def pair(workload: str, extra: str = "", device: str = DEVICE) -> dict:
+    text = f"sizing: 1\nname: physics\ndevices:\n{device}models:\n{MODEL}workloads:\n  w: {workload}\n{extra}"
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None, [str(p) for p in problems]
+    return evaluate(scn).pair("w", "acc").values
+
+
+def test_decode_step_adds_attention_the_floor_and_nothing_for_one_device():
+    p = pair("{kind: generate, model: dense, batch: 1, input_tokens: 1000, output_tokens: 200}")
+    position = 1000 + 100
+    flops = 2 * 10e9 + 4 * 40 * 40 * 125 * position
+    assert p["step_flops"] == pytest.approx(flops)
+    kv_per_token = 2 * 40 * 8 * 125 * 2
+    bytes_ = 10e9 * 2 + position * kv_per_token
+    assert p["step_memory_time"] == pytest.approx(bytes_ / 0.8e12)
+    assert p["step_overhead_time"] == pytest.approx(40 * 10e-6)
+    assert "communication_time" not in p                       # one device: nothing to communicate
+    assert p["step_time"] == pytest.approx(bytes_ / 0.8e12 + 40 * 10e-6)
+    assert p["tokens_per_s_per_user"] == pytest.approx(1 / p["step_time"])
+
+
+def test_prefill_counts_causal_attention_and_throughput_counts_the_prefill():
+    p = pair("{kind: generate, model: dense, batch: 4, input_tokens: 1000, output_tokens: 200}")
+    flops = 2 * 10e9 * 1000 + 2 * 40 * 40 * 125 * 1000 ** 2
+    assert p["prefill_flops"] == pytest.approx(flops)
+    assert p["ttft"] == pytest.approx(max(flops / 50e12, 20e9 / 0.8e12) + 40 * 10e-6)
+    assert p["batch_prefill_time"] == pytest.approx(4 * flops / 50e12 + 40 * 10e-6)
+    sustained = 4 * 200 / (p["batch_prefill_time"] + 200 * p["step_time"])
+    assert p["tokens_per_s"] == pytest.approx(sustained)
+    assert p["tokens_per_s"] < p["decode_tokens_per_s"] == pytest.approx(4 / p["step_time"])
+
+
+def test_tensor_parallel_pays_two_ring_all_reduces_per_layer():
+    p = pair("{kind: generate, model: dense, batch: 8, devices: 4, input_tokens: 100, output_tokens: 100}")
+    message = 8 * 5000 * 2                                     # batch x hidden x 16-bit activations
+    one = 2 * 3 / 4 * message / 100e9 + 2 * 3 * 5e-6
+    assert p["communication_time"] == pytest.approx(2 * 40 * one)
+    assert p["communication_fixed"] == pytest.approx(2 * 40 * 2 * 3 * 5e-6)
+    assert p["step_time"] == pytest.approx(max(p["step_memory_time"], p["step_compute_time"])
+                                           + p["step_overhead_time"] + p["communication_time"])
+
+
+def test_beyond_the_domain_the_network_carries_the_collective():
+    p = pair("{kind: generate, model: dense, batch: 8, devices: 8, input_tokens: 100, output_tokens: 100}")
+    message = 8 * 5000 * 2
+    assert p["communication_time"] == pytest.approx(2 * 40 * (2 * 7 / 8 * message / 10e9 + 2 * 7 * 20e-6))
+
+
+def test_a_replica_without_a_fabric_is_warned_about():
+    device = DEVICE.replace("    interconnect: {bandwidth: 100 GB/s, latency: 5 us, domain: 4}\n", "")
+    text = (f"sizing: 1\nname: p\ndevices:\n{device}models:\n{MODEL}workloads:\n"
+            "  w: {kind: generate, model: dense, devices: 2}\n")
+    assert any("no interconnect between the devices of a replica" in p for p in problems_of(text))
+
+
+def test_mixture_of_experts_reads_only_the_experts_the_batch_routes_to():
+    one = pair("{kind: generate, model: moe, batch: 1, input_tokens: 10, output_tokens: 10, precision: fp8}")
+    experts = 8 * (40e9 - 12e9) / (8 - 2)                      # 37.33e9 in routed experts
+    dense = 40e9 - experts
+    assert one["step_weight_bytes"] == pytest.approx(dense + experts * 2 / 8)   # = the active parameters
+    assert one["step_weight_bytes"] == pytest.approx(12e9)
+    big = pair("{kind: generate, model: moe, batch: 16, input_tokens: 10, output_tokens: 10, precision: fp8}")
+    share = 1 - (1 - 2 / 8) ** 16
+    assert big["step_weight_bytes"] == pytest.approx(dense + experts * share)
+    assert big["weights_bytes"] == 40e9                        # memory holds every expert
+    assert big["step_flops"] == pytest.approx(16 * 2 * 12e9 + 16 * 4 * 40 * 40 * 125 * 15)
+
+
+def test_memory_keeps_the_reserve_and_a_workspace():
+    p = pair("{kind: generate, model: dense, batch: 2, input_tokens: 1000, output_tokens: 1000}")
+    assert p["replica_memory"] == pytest.approx(90e9)
+    workspace = 2000 * (2 * 5000 + 20000) * 2
+    assert p["workspace_bytes"] == pytest.approx(workspace)
+    kv = 2 * 2000 * 2 * 40 * 8 * 125 * 2
+    assert p["memory_required"] == pytest.approx(20e9 + kv + workspace)
+    full_chunk = 8192 * (2 * 5000 + 20000) * 2
+    assert p["max_batch"] == (90e9 - 20e9 - full_chunk) // (2000 * 2 * 40 * 8 * 125 * 2)
+
+
+def test_grouped_weight_only_formats_count_their_scales_and_compute_in_fp16():
+    p = pair("{kind: generate, model: dense, batch: 1, precision: q4_0}")
+    assert p["weights_bytes"] == pytest.approx(10e9 * 4.5 / 8)
+    assert p["kv_bytes_per_token"] == 2 * 40 * 8 * 125 * 2   # the KV cache stays in 16 bits
+    assert p["peak_rate"] == 100e12                            # the fp16 rate, not an int4 one
+    g32 = pair("{kind: generate, model: dense, batch: 1, precision: int4-g32}")
+    assert g32["weights_bytes"] == pytest.approx(10e9 * 4.625 / 8)
+
+
+def test_forward_batches_read_the_weights_once():
+    one = pair("{kind: forward, model: dense, tokens: 100, batch: 1, precision: bf16}")
+    many = pair("{kind: forward, model: dense, tokens: 100, batch: 32, precision: bf16}")
+    flops = 2 * 10e9 * 100 + 4 * 40 * 40 * 125 * 100 ** 2
+    assert one["flops_per_request"] == pytest.approx(flops)
+    assert many["compute_time"] == pytest.approx(32 * flops / 50e12)
+    assert many["memory_time"] == one["memory_time"] == pytest.approx(20e9 / 0.8e12)
+    assert many["latency"] == pytest.approx(max(32 * flops / 50e12, 20e9 / 0.8e12) + 40 * 10e-6)
+    assert many["requests_per_s"] == pytest.approx(32 / many["latency"])
+    short_one = pair("{kind: forward, model: dense, tokens: 10, batch: 1, precision: bf16}")
+    short_many = pair("{kind: forward, model: dense, tokens: 10, batch: 8, precision: bf16}")
+    assert short_many["requests_per_s"] > 6 * short_one["requests_per_s"]   # memory-bound: batching is ~free
+
+
+def test_training_adds_attention_recompute_bubble_and_finds_devices_for_a_deadline():
+    base = "{kind: train, model: dense, tokens: 1e9, sequence: 4000, batch: 250, deadline: 10 day, precision: bf16"
+    p = pair(base + "}")
+    attention = 3 * 4 * 40 * 40 * 125 * 4000 / 2
+    flops = (6 * 10e9 + attention) * 1e9
+    assert p["flops"] == pytest.approx(flops)
+    rate = 100e12 * 0.5                                        # train_efficiency follows the stated efficiency
+    assert p["devices_for_deadline"] == -(-flops // (rate * 10 * 86400))
+    assert p["steps"] == 1e9 / (250 * 4000)
+    r = pair(base + ", recompute: true, devices: 8, parallel: {tensor: 2, pipeline: 2, micro_batches: 4}}")
+    assert r["flops"] == pytest.approx((8 * 10e9 + 4 * 4 * 40 * 40 * 125 * 2000) * 1e9)
+    assert r["data_parallel"] == 2
+    assert r["bubble_time"] == pytest.approx(r["compute_time"] * 1 / 4)
+    assert r["duration"] == pytest.approx(r["compute_time"] + r["bubble_time"] + r["steps"] * r["communication_time"])
+
+
+def test_a_layout_that_does_not_multiply_to_the_devices_is_an_error():
+    text = (f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n"
+            "  w: {kind: generate, model: dense, devices: 8, parallel: {tensor: 2, pipeline: 2}}\n")
+    (line,) = [p for p in problems_of(text) if "error" in p]
+    assert "tensor (2) × pipeline (2) is 4, but `devices` is 8" in line and "workloads.w.parallel" in line
+
+
+def test_a_request_beyond_the_context_is_a_located_warning():
+    text = (f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n"
+            "  w: {kind: generate, model: dense, input_tokens: 8000, output_tokens: 500}\n")
+    (line,) = [p for p in problems_of(text) if "context" in p]
+    assert line.startswith("s.yaml:") and ": warning: workloads.w: 8,500 tokens per sequence exceed the context " \
+        "length of model 'dense' (8,192)" in line
