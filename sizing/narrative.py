@@ -128,7 +128,8 @@ def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
         return "no option qualifies", [f"No option compared can {' and '.join(req)}; the verdicts below give each "
                                        f"option's shortfall in the engine's figures."]
     p = r.pair(wid, best)
-    checked = [REQUIRE_WORDS.get(x, x.replace("_", " ")) for x in dec.require
+    checked = [("finish by the deadline" if x == "meets_targets" and p.kind == "train" else
+                REQUIRE_WORDS.get(x, x.replace("_", " "))) for x in dec.require
                if isinstance(p.values.get(REQUIREMENTS.get(x, x)), bool)]      # only what the pair checks
     cond = f", among those that {' and '.join(checked)}" if checked else ""
     if len(ranking) > 1:

@@ -156,6 +156,7 @@ def test_training_adds_attention_recompute_bubble_and_finds_devices_for_a_deadli
     rate = 100e12 * 0.5                                        # train_efficiency follows the stated efficiency
     assert p["devices_for_deadline"] == -(-flops // (rate * 10 * 86400))
     assert p["steps"] == 1e9 / (250 * 4000)
+    assert p["meets_deadline"] is True and p["meets_targets"] is True and p["duration"] <= 10 * 86400
     r = pair(base + ", recompute: true, devices: 8, parallel: {tensor: 2, pipeline: 2, micro_batches: 4}}")
     assert r["flops"] == pytest.approx((8 * 10e9 + 4 * 4 * 40 * 40 * 125 * 2000) * 1e9)
     assert r["data_parallel"] == 2

@@ -92,13 +92,35 @@ FACTORS = np.geomspace(0.25, 4, 25)
 
 
 def moved_series(name: str, role: str, qids: tuple[str, ...]) -> list[np.ndarray]:
-    """Every quantity of `qids` on every pair, with each input of `role` moved along FACTORS (skips without one)."""
+    """Every quantity of `qids` on every pair, with each input of `role` moved along FACTORS (skips without one).
+    A training whose devices follow a deadline is left out of `duration`: a faster device finishes in time on
+    fewer devices, which may take longer (the devices never increase: tested below)."""
     r = results(name)
     moves = along(r, role, FACTORS)
     if not moves:
         pytest.skip(f"no {role} in {name}")
     env = what_if(r, moves)
-    return [q for qid in qids for q in series(env, r, qid, len(FACTORS))]
+    out = []
+    for p in r.pairs:
+        by_deadline = "devices_for_deadline" in p.values and "train_devices" not in {
+            i.role for k, i in r.inputs.items() if k.startswith(f"workload.{p.workload}.")}
+        for x in p.present():
+            if x.d.id in qids and not (x.d.id == "duration" and by_deadline):
+                out.append(np.asarray(np.broadcast_to(env[x.key], (len(FACTORS),)), dtype=float))
+    return out
+
+
+@pytest.mark.parametrize("role", ["compute_rate", "train_efficiency"])
+def test_a_faster_device_never_needs_more_devices_for_a_deadline(role):
+    r = results("pretrain-deadline")
+    moves = along(r, role, FACTORS)
+    assert moves
+    env = what_if(r, moves)
+    devices = series(env, r, "devices", len(FACTORS))
+    assert devices and all(never_increases(s) for s in devices)
+    assert all(bool(np.all(s)) for s in series(env, r, "meets_deadline", len(FACTORS)))
+
+
 TIMES = ("step_time", "ttft", "total_time", "kernel_time", "latency", "prefill_time", "duration", "request_latency")
 COSTS = ("monthly_cost", "cost_per_million_tokens", "cost_per_million_requests", "cost", "batch_job_cost",
          "monthly_cost_rent", "device_rate", "rent_rate")
@@ -108,6 +130,8 @@ COSTS = ("monthly_cost", "cost_per_million_tokens", "cost_per_million_requests",
 @pytest.mark.parametrize("role", ["memory_bandwidth", "bandwidth_efficiency", "efficiency", "delivered_given",
                                   "compute_rate", "link_bandwidth"])
 def test_more_bandwidth_or_rate_is_never_slower(name, role):
+    if name == "pretrain-deadline":
+        pytest.skip("its devices follow the deadline: test_a_faster_device_never_needs_more_devices_for_a_deadline")
     checked = moved_series(name, role, TIMES)
     assert checked
     assert all(never_increases(s) for s in checked)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .expr import (TAIL, TINY, Const, Missing, all_present, ceil, erlang_c, first_present, fleet_search,  # noqa: F401
-                   floor, ln, max_present, maximum, min_present, minimum, nothing, power, sum_present, where)
+                   exp, floor, ln, max_present, maximum, min_present, minimum, nothing, sum_present, where)
 from .graph import ALL, NA, comparison, quantity  # noqa: F401
 
 # Unit factors: literals that carry a unit so that the pint check sees them.
@@ -85,15 +85,21 @@ def attention_flops(q, queries, keys):
     return ATTENTION_FLOP * q.layers * q.heads * q.head_dim * queries * keys / TOKEN
 
 
+UNDERFLOW = -700        # exp() of less is below the smallest double: the spreadsheet says #NUM!, so stop there
+NEVER_MISSED = 1e-9    # a share of experts not picked by a token, when every expert is active
+
+
 def touched_share(q, tokens):
     """Expected share of a layer's routed experts that at least one of `tokens` routes to:
-    1 − (1 − k/E)^tokens (each token picks k of E experts, independently)."""
-    return 1 - power(1 - q.experts_per_token / q.experts, tokens / TOKEN)
+    1 − (1 − k/E)^tokens (each token picks k of E experts, independently), as 1 − exp(tokens × ln(1 − k/E))."""
+    missed = maximum(1 - q.experts_per_token / q.experts, NEVER_MISSED)
+    return 1 - exp(maximum(tokens / TOKEN * ln(missed), UNDERFLOW))
 
 
 def expert_parameters(q):
-    """Parameters in routed experts, from total and active counts: E × (total − active) / (E − k)."""
-    return q.experts * (q.parameters - q.active_parameters) / (q.experts - q.experts_per_token)
+    """Parameters in routed experts, from total and active counts: E × (total − active) / (E − k) (no routed
+    experts apart when every expert is active)."""
+    return q.experts * (q.parameters - q.active_parameters) / maximum(q.experts - q.experts_per_token, 1)
 
 
 def embedding(q):

@@ -108,7 +108,7 @@ def floor(x): return call("floor", x)
 def where(cond, a, b): return call("if", cond, a, b)
 def all_of(*args): return call("and", *args)
 def ln(x): return call("ln", x)
-def power(x, y): return call("pow", x, y)
+def exp(x): return call("exp", x)
 def erlang_c(servers, load): return call("erlang_c", servers, load)
 
 
@@ -252,18 +252,25 @@ def _fleet_search(base, slots, a, per_server, arrivals):
 
 
 def _ln(x):
+    x = _plain(x)
     if _scalar(x):
         return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
     return np.log(x)
 
 
-def _pow(x, y):
-    x, y = _magnitude(x), _magnitude(y)
-    return math.pow(x, y) if _scalar(x, y) else np.power(x, y)
+def _exp(x):
+    x = _plain(x)
+    return math.exp(x) if _scalar(x) else np.exp(x)
+
+
+def _plain(x):
+    """A dimensionless number as a float (pint may hold it as a Fraction), arrays as they are."""
+    x = _magnitude(x)
+    return x if isinstance(x, np.ndarray) else float(x)
 
 
 FUNCS: dict[str, Callable] = {"max": _max, "min": _min, "ceil": _ceil, "floor": _floor, "if": _if, "and": _and,
-                              "ln": _ln, "pow": _pow, "erlang_c": _erlang_c, "fleet_search": _fleet_search}
+                              "ln": _ln, "exp": _exp, "erlang_c": _erlang_c, "fleet_search": _fleet_search}
 def _div(a, b):
     """a / b; dividing by zero gives inf or nan as numpy and the spreadsheet (#DIV/0!) do, never an exception."""
     if _scalar(a, b) and b == 0:
@@ -298,7 +305,7 @@ def excel_number(x: float) -> str:
     return repr(float(x)).upper()      # 1e-05 -> 1E-05: the form every spreadsheet reads
 
 
-EXCEL_FUNCS = {"max": "MAX", "min": "MIN", "and": "AND", "ln": "LN", "pow": "POWER"}
+EXCEL_FUNCS = {"max": "MAX", "min": "MIN", "and": "AND", "ln": "LN", "exp": "EXP"}
 
 
 def excel_erlang_c(c: str, a: str) -> str:
@@ -370,7 +377,7 @@ def to_text(e: Expr, parent: int = -1) -> str:
         return f"({s})" if p < parent else s
     if isinstance(e, Call):
         names = {"if": "if", "and": "all", "ceil": "ceil", "floor": "floor", "max": "max", "min": "min",
-                 "ln": "ln", "pow": "pow", "erlang_c": "erlang_c", "fleet_search": "fleet_search"}
+                 "ln": "ln", "exp": "exp", "erlang_c": "erlang_c", "fleet_search": "fleet_search"}
         return f"{names[e.fn]}({', '.join(to_text(a) for a in e.args)})"
     raise TypeError(f"cannot render {e!r}")
 

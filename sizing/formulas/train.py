@@ -57,10 +57,54 @@ def tr_flops(q):
     return sum_present(linear, attention) * q.tokens
 
 
-@quantity("train", "devices_for_deadline", "", "fewest devices that finish the work by the deadline at the training "
-          "rate (communication and bubble not counted)", label="Devices for the deadline", count=True)
+def communicating(q):
+    """Whether the job's devices talk: not on one device, nor when the devices follow from the state on a
+    device without a fabric (then the job is taken to fit one)."""
+    return not (q.text("replica") == "single" or (q.text("replica") == "auto" and not q.has("interconnect_bandwidth")))
+
+
+def data_parallel_at(q, devices):
+    return first_present(q.data_given, devices / (q.tensor_given * q.pipeline))
+
+
+def gradient_sync_at(q, devices):
+    """Ring all-reduce over the data-parallel ways of the 16-bit gradients of the trained parameters on one
+    tensor × pipeline shard."""
+    grads = q.trainable_parameters * q.activation_bytes / (q.tensor_given * q.pipeline)
+    return all_reduce(q, data_parallel_at(q, devices), grads, span=devices)
+
+
+def communication_at(q, devices, sync):
+    """Per step, what compute does not hide: the gradient all-reduce beyond the backward pass (2/3 of the step's
+    compute) and the tensor-parallel all-reduces (4 per layer of the step's tokens per data-parallel replica)."""
+    backward = 2 / 3 * q.flops / (q.train_rate * devices) / q.steps
+    exposed = maximum(0, sync - backward)
+    message = q.batch * q.sequence / data_parallel_at(q, devices) / TOKEN * q.hidden * q.activation_bytes
+    tp = TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
+    return sum_present(exposed, tp)
+
+
+def bubble_share_at(q, devices):
+    micro = first_present(q.micro_batches, q.batch / data_parallel_at(q, devices))
+    return (q.pipeline - 1) / micro
+
+
+@quantity("train", "steps", "", "optimizer steps: tokens / (batch × sequence)", label="Optimizer steps")
+def tr_steps(q):
+    return q.tokens / (q.batch * q.sequence)
+
+
+@quantity("train", "devices_for_deadline", "",
+          "fewest devices that finish by the deadline: the work at the training rate with the pipeline bubble, in "
+          "the deadline less the communication (estimated at the devices the work alone would need)",
+          label="Devices for the deadline", count=True)
 def tr_devices_for_deadline(q):
-    return ceil(q.flops / (q.train_rate * q.deadline))
+    first = ceil(q.flops / (q.train_rate * q.deadline))
+    work = q.flops / q.train_rate * (1 + bubble_share_at(q, first))
+    if not communicating(q) or not q.has("interconnect_bandwidth"):
+        return ceil(work / q.deadline)
+    comm = q.steps * communication_at(q, first, gradient_sync_at(q, first))
+    return ceil(work / (q.deadline - comm))
 
 
 @quantity("train", "devices", "", "devices used: as given, else the fewest that hold the state and meet any "
@@ -81,11 +125,6 @@ def tr_fits(q):
     return q.state_bytes <= q.train_memory
 
 
-@quantity("train", "steps", "", "optimizer steps: tokens / (batch × sequence)", label="Optimizer steps")
-def tr_steps(q):
-    return q.tokens / (q.batch * q.sequence)
-
-
 @quantity("train", "compute_time", "s", "work / (training rate × devices)", display="h", label="Compute time")
 def tr_compute_time(q):
     return q.flops / (q.train_rate * q.devices)
@@ -94,7 +133,7 @@ def tr_compute_time(q):
 @quantity("train", "data_parallel", "", "data-parallel ways: as given, else devices / (tensor × pipeline)",
           label="Data-parallel ways")
 def tr_data(q):
-    return first_present(q.data_given, q.devices / (q.tensor_given * q.pipeline))
+    return data_parallel_at(q, q.devices)
 
 
 @quantity("train", "micro_batches_used", "", "pipeline micro-batches per step: as given, else one sequence each "
@@ -114,12 +153,11 @@ def tr_bubble(q):
           "parameters on one tensor × pipeline shard", display="s", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",),
           label="Gradient all-reduce per step")
 def tr_gradient_sync(q):
-    if q.text("replica") == "single" or (q.text("replica") == "auto" and not q.has("interconnect_bandwidth")):
-        return NA                                  # one device, or as many as needed on a device without a fabric
+    if not communicating(q):
+        return NA
     if not q.has("interconnect_bandwidth"):
         return q.interconnect_bandwidth
-    grads = q.trainable_parameters * q.activation_bytes / (q.tensor_given * q.pipeline)
-    return all_reduce(q, q.data_parallel, grads, span=q.devices)
+    return gradient_sync_at(q, q.devices)
 
 
 @quantity("train", "communication_time", "s",
@@ -128,12 +166,9 @@ def tr_gradient_sync(q):
           "tokens per data-parallel replica (pipeline sends overlap with compute in a 1F1B schedule; its bubble is "
           "counted apart)", display="s", label="Communication per step")
 def tr_communication(q):
-    backward = 2 / 3 * q.compute_time / q.steps
-    exposed = maximum(0, q.gradient_sync_time - backward)
-    tokens = q.batch * q.sequence / q.data_parallel / TOKEN
-    message = tokens * q.hidden * q.activation_bytes
-    tp = TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
-    return sum_present(exposed, tp)
+    if not communicating(q) or not q.has("interconnect_bandwidth"):
+        return q.gradient_sync_time                 # nothing, or absent for want of a fabric (warned about)
+    return communication_at(q, q.devices, q.gradient_sync_time)
 
 
 @quantity("train", "duration", "s", "compute time + bubble + steps × communication per step", display="h",
@@ -152,6 +187,12 @@ def tr_device_hours(q):
           requirement=True)
 def tr_meets_deadline(q):
     return q.duration <= q.deadline
+
+
+@quantity("train", "meets_targets", "", "every target given is met: the deadline", label="Meets the deadline",
+          type="check", requirement=True)
+def tr_meets_targets(q):
+    return q.meets_deadline
 
 
 @quantity("train", "cost", "USD", "duration × devices × device cost", display="USD", warn=NO_PRICE,

@@ -631,7 +631,9 @@ def decision_block(b: Book, ws: Worksheet, row: int) -> int:
         put(ws, row + 4, col, b.formula(passes(b, did, dec.require)))
         put(ws, row + 5, col, f'=IF(AND({c}{row + 4},ISNUMBER({c}{row + 3})),{c}{row + 3},"")', fmt)
         order = 0 if dec.maximise else 1
-        put(ws, row + 6, col, f'=IF(ISNUMBER({c}{row + 5}),RANK({c}{row + 5},{eligible},{order}),"")')
+        before = f"${first}${row + 5}:{c}{row + 5}"     # ties rank in column order, as the engine's stable sort
+        put(ws, row + 6, col, f'=IF(ISNUMBER({c}{row + 5}),RANK({c}{row + 5},{eligible},{order})'
+                              f'+COUNTIF({before},{c}{row + 5})-1,"")')
         put(ws, row + 7, col, fails(b, did, dec.require))
     best = "MAX" if dec.maximise else "MIN"
     devices = f"${first}${row + 2}:${last}${row + 2}"
