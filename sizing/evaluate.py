@@ -122,31 +122,34 @@ class Binder:
                 if (path := i.path(ent.kind)) is not None:
                     refs[role] = self.add(role, ent, path.format(p=arith)) or refs.get(role)
         if d is not None:
-            refs.update(self.family(d, refs, arith))
+            refs.update(self.family(d, refs, arith, w.get("kind")))
         if (role := K.get(w.get("kind")).devices_role) is not None:
             per_device = f"devices.{d.id}" if d is not None else None
             refs[role] = self.add(role, w, per_device) if per_device in w.values else self.add(role, w, "devices")
         refs.update(self.choices(w, precision, arith))
         return {r: ref for r, ref in refs.items() if ref is not None}
 
-    def family(self, d: Entity, refs: dict[str, F.Ref | None], arith: str) -> dict[str, F.Ref | None]:
+    def family(self, d: Entity, refs: dict[str, F.Ref | None], arith: str, kind: str) -> dict[str, F.Ref | None]:
         """The device family's default for each efficiency and overhead the device does not state (compute
         efficiencies for the width of the arithmetic); training efficiency follows a stated compute efficiency."""
         out: dict[str, F.Ref | None] = {}
-        if not d.has("train_efficiency") and d.has("efficiency"):
-            out["train_efficiency"] = refs.get("efficiency")
+        narrow = PRECISION_BYTES[arith] <= 1
+        for name in ("efficiency", "train_efficiency"):          # a stated figure for narrow arithmetic wins
+            if narrow and d.has(f"{name}_8bit"):
+                out[name] = self.add(name, d, f"{name}_8bit")
+        if "train_efficiency" not in out and not d.has("train_efficiency") and d.has("efficiency"):
+            out["train_efficiency"] = out.get("efficiency") or refs.get("efficiency")
         figures = family_defaults().get(d.get("kind"), {})
         for name in FAMILY_FIELDS:
             key = default_name(name, PRECISION_BYTES[arith])
-            if d.has(name) or name in out or key not in figures:
+            if d.has(name) or name in out or key not in figures or (name == "train_efficiency") != (kind == "train"):
                 continue
             entry = figures[key]
             f = next(x for x in DEVICE_FIELDS if x.name == name)
             text = str(entry["value"])
             value, unit = (parse_fraction(text), "") if isinstance(f.type, Fraction) else f.type.default(text)[:2]
-            why = entry.get("basis", "")
             width = " (8-bit arithmetic)" if key != name else ""
-            v = derived(d, value, unit, text, f"default for a {d.get('kind')}{width}{': ' + why if why else ''}")
+            v = derived(d, value, unit, text, f"default for a {d.get('kind')}{width}: {evidence(entry)}")
             out[name] = self.add(name, d, key, v)
         return out
 
@@ -182,6 +185,15 @@ class Binder:
         nbytes = PRECISION_BYTES[precision]
         v = derived(w, nbytes, "byte", precision, f"{precision} = {nbytes:g} bytes per value", like=like)
         return self.add(role, w, role, v)
+
+
+def evidence(entry: dict) -> str:
+    """A family default's basis and the records it was read from (the first two named; all in the catalog)."""
+    why, recs = entry.get("basis", ""), entry.get("records", [])
+    if not recs:
+        return why
+    named = ", ".join(recs[:2]) + (f" and {len(recs) - 2} more" if len(recs) > 2 else "")
+    return f"{why}: {named} (sizing/catalog/defaults.yaml, measurements.yaml)"
 
 
 def arithmetic(precision: str, d: Entity | None) -> str:

@@ -202,3 +202,9 @@ def test_codes_are_kebab_case_and_the_readme_lists_each_with_its_meaning():
     assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", c) for c in CODES)
     section = (ROOT / "README.md").read_text().split("### Problem codes", 1)[1].split("\n## ", 1)[0]
     assert dict(re.findall(r"^\| `([a-z0-9-]+)` \| (.+) \|$", section, re.MULTILINE)) == CODES
+
+
+def test_every_quantity_is_listed_in_the_readme():
+    from sizing import formulas as F
+    readme = (ROOT / "README.md").read_text()
+    assert [d.id for d in F.QUANTITIES if f"`{d.id}`" not in readme] == []

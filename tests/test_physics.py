@@ -177,3 +177,27 @@ def test_a_request_beyond_the_context_is_a_located_warning():
     (line,) = [p for p in problems_of(text) if "context" in p]
     assert line.startswith("s.yaml:") and ": warning: workloads.w: 8,500 tokens per sequence exceed the context " \
         "length of model 'dense' (8,192)" in line
+
+
+def test_eight_bit_arithmetic_has_its_own_efficiency():
+    text = """\
+sizing: 1
+name: widths
+devices:
+  stated: {from: nvidia-h100-sxm5-80gb, efficiency: 50 %, efficiency_8bit: 30 %}
+  one: {from: nvidia-h100-sxm5-80gb, efficiency: 50 %}
+  family: {from: nvidia-h100-sxm5-80gb}
+workloads:
+  fp8: {kind: generate, model: llama-3.1-8b, precision: fp8}
+  bf16: {kind: generate, model: llama-3.1-8b, precision: bf16}
+"""
+    from helpers import family_figure
+    scn, _ = load_scenario_bytes(text.encode(), "s.yaml")
+    r = evaluate(scn)
+    share = {(w, d): r.pair(w, d).values["delivered_rate"] / r.pair(w, d).values["peak_rate"]
+             for w in ("fp8", "bf16") for d in ("stated", "one", "family")}
+    assert share[("fp8", "stated")] == pytest.approx(0.3) and share[("bf16", "stated")] == pytest.approx(0.5)
+    assert share[("fp8", "one")] == share[("bf16", "one")] == pytest.approx(0.5)     # one figure for every width
+    assert share[("fp8", "family")] == pytest.approx(family_figure("gpu", "efficiency_8bit"))
+    assert share[("bf16", "family")] == pytest.approx(family_figure("gpu", "efficiency"))
+    assert r.inputs["device.family.efficiency_8bit"].value.source.startswith("default for a gpu (8-bit arithmetic)")

@@ -122,8 +122,13 @@ DEVICE_FIELDS = (
     Field("efficiency", Fraction(), "Delivered / peak rate where no delivered rate is given (prefill, encoders, "
           "matrix products, decode arithmetic). Default: the device family's calibrated figure.",
           positive=True, maximum=1.0),
+    Field("efficiency_8bit", Fraction(), "The same for 8-bit and narrower arithmetic (fp8, int8, fp4, int4). "
+          "Default: `efficiency` where one is given, else the device family's calibrated figure.",
+          positive=True, maximum=1.0),
     Field("train_efficiency", Fraction(), "Model-FLOPs utilisation in training. Default: the device family's "
           "calibrated figure (the `efficiency` where one is given).", positive=True, maximum=1.0),
+    Field("train_efficiency_8bit", Fraction(), "The same for 8-bit and narrower arithmetic. Default: "
+          "`train_efficiency` (or `efficiency`) where given, else the family's figure.", positive=True, maximum=1.0),
     Field("delivered", MapOf(Quantity("compute_rate"), PRECISIONS),
           "Delivered (measured or assumed) rate per precision.", positive=True, example="100 TFLOP/s"),
     Field("memory", Quantity("memory"), "Device memory capacity.", positive=True, example="80 GB"),
