@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import yaml
 
-from ..catalog import measurements  # noqa: F401
 
 # Record fields that name things the catalog calls otherwise.
 DEVICES = {

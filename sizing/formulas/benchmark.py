@@ -1,6 +1,7 @@
 """Benchmark records: measured economics and the tie to a prediction."""
 
-from .common import *  # noqa: F401,F403
+from .common import PER_MILLION
+from .graph import quantity
 
 # -- benchmark records ----------------------------------------------------------------------
 @quantity("benchmark", "cost_per_million_tokens", "USD/Mtoken",

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from .expr import (TAIL, TINY, Const, Missing, all_present, ceil, erlang_c, first_present, fleet_search,  # noqa: F401
-                   exp, floor, ln, max_present, maximum, min_present, minimum, nothing, sum_present, where)
-from .graph import ALL, NA, comparison, quantity  # noqa: F401
+from .expr import Const, exp, first_present, ln, maximum, Missing, sum_present, where
+from .graph import NA
 
 # Unit factors: literals that carry a unit so that the pint check sees them.
 FLOP_PER_MAC = Const(2, "FLOP")                 # one multiply-add = 2 FLOPs

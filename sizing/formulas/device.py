@@ -1,6 +1,8 @@
 """Device quantities: rates, ridge points, cost per device."""
 
-from .common import *  # noqa: F401,F403
+from .common import FLOP_PER_MAC
+from .expr import Const, first_present, min_present, sum_present
+from .graph import ALL, NA, quantity
 
 # -- device ---------------------------------------------------------------------------------
 @quantity(ALL, "cpu_peak_rate", "FLOP/s",

@@ -1,10 +1,10 @@
 """Forward passes (encoders, embedders, classifiers, edge models): a batch of requests per pass."""
 
-from .common import *  # noqa: F401,F403
 from .common import (FLOP_PER_PARAM_TOKEN, MONTH, NO_FABRIC, NO_PRICE, REQUEST, REQUEST_COPIES, TOKEN,
-                     TP_ALL_REDUCES, all_reduce, attention_flops, roofline_time, utilisation_basis, plus,
-                     embedding, weights_read)
-
+                     TP_ALL_REDUCES, all_reduce, attention_flops, embedding, plus, roofline_time, utilisation_basis,
+                     weights_read)
+from .expr import first_present, Missing, sum_present
+from .graph import NA, comparison, quantity
 
 @quantity("forward", "footprint_bytes", "byte", "weights: parameters × bytes per value", display="MB", label="Weights")
 def fw_footprint(q):

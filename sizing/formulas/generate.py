@@ -7,12 +7,11 @@ spends the same device time, so the sustained rate is the same to first order (t
 dips while a prompt is prefilled).
 """
 
-from .common import *  # noqa: F401,F403
-from .common import (REQUEST, KV_TENSORS, PREFILL_CHUNK, NO_FABRIC, TOKEN, FLOP_PER_PARAM_TOKEN, EP_ALL_TO_ALLS,
-                     TP_ALL_REDUCES, all_reduce, all_to_all, attention_flops, point_to_point, roofline_time,
-                     used_parameters, weights_read, plus, embedding,
-                     all_weights_read)
-
+from .common import (EP_ALL_TO_ALLS, FLOP_PER_PARAM_TOKEN, KV_TENSORS, NO_FABRIC, PREFILL_CHUNK, REQUEST, TOKEN,
+                     TP_ALL_REDUCES, all_reduce, all_to_all, all_weights_read, attention_flops, embedding, plus,
+                     point_to_point, roofline_time, used_parameters, weights_read)
+from .expr import ceil, first_present, floor, maximum, minimum, Missing, nothing, sum_present, where
+from .graph import NA, quantity
 
 # -- memory -----------------------------------------------------------------------------------
 @quantity("generate", "weights_bytes", "byte", "weights: parameters × bytes per value", display="GB", label="Weights")

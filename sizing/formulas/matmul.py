@@ -1,6 +1,8 @@
 """One matrix product C = A·B on a device, with the host link."""
 
-from .common import *  # noqa: F401,F403
+from .common import FLOP_PER_MAC, HOST_COPIES, roofline_time
+from .expr import ceil, minimum, sum_present, where
+from .graph import NA, comparison, quantity
 
 # -- matmul ---------------------------------------------------------------------------------
 @quantity("matmul", "flops", "FLOP", "operations of C = A·B: 2 m n k", display="GFLOP", label="Work")

@@ -1,7 +1,9 @@
 """Traffic: replicas for the peak with queueing (Erlang C), utilisation, and the serving costs."""
 
-from .common import *  # noqa: F401,F403
-from .common import MONTH, NO_PRICE, PER_MILLION, REQUEST, TAIL, TINY, utilisation_basis
+from .common import MONTH, NO_PRICE, PER_MILLION, REQUEST, utilisation_basis
+from .expr import (TAIL, TINY, all_present, ceil, erlang_c, first_present, fleet_search, ln, maximum, sum_present,
+                   where)
+from .graph import quantity
 
 TRAFFIC = ("generate", "forward")
 

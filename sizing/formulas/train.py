@@ -1,10 +1,9 @@
 """Training and fine-tuning: state memory, work, the delivered rate, communication and the pipeline bubble."""
 
-from .common import *  # noqa: F401,F403
-from .common import (ATTENTION_FLOP, NO_FABRIC, NO_PRICE, PASS_FLOP_PER_PARAM_TOKEN, TOKEN, TRAIN_TP_ALL_REDUCES,
-                     FLOP_PER_PARAM_TOKEN, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce,
-                     plus, used_parameters)
-
+from .common import (ATTENTION_FLOP, FLOP_PER_PARAM_TOKEN, NO_FABRIC, NO_PRICE, PASS_FLOP_PER_PARAM_TOKEN, TOKEN,
+                     TRAIN_TP_ALL_REDUCES, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce, plus, used_parameters)
+from .expr import ceil, first_present, max_present, maximum, sum_present
+from .graph import NA, quantity
 
 @quantity("train", "trainable_parameters", "", "parameters trained: all (full) or the LoRA share",
           label="Trainable parameters")

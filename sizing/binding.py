@@ -1,0 +1,177 @@
+"""Binding a scenario to the formula graph: each pair's inputs (fields, family defaults, values that follow from a
+choice) under stable keys, and the text choices the definitions branch on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import formulas as F
+from . import kinds as K
+from .catalog import FAMILY_FIELDS, default_name, family_defaults
+from .formulas.graph import Planned
+from .schema import (DEVICE_FIELDS, OPTIMIZER_STATE_BYTES, PRECISION_BYTES, WEIGHT_ONLY, Entity, Fraction, Scenario,
+                     Value,
+                     compute_precision)
+from .units import parse_fraction
+
+# Structure a workload gets when it does not say: one pipeline stage, no expert split.
+PARALLEL_DEFAULTS = {"pipeline": ("parallel.pipeline", 1), "expert_parallel": ("parallel.expert", 1)}
+ACTIVATION_BYTES_MIN = 2.0      # activations travel between devices in 16 bits at least
+
+
+@dataclass(frozen=True)
+class Input:
+    """An input cell: one entity field (or a value derived from a choice) used by the formulas."""
+
+    key: str
+    role: str
+    entity: Entity
+    path: str
+    value: Value
+
+    @property
+    def unit(self) -> str:
+        return F.INPUTS[self.role].unit
+
+
+def derived(ent: Entity, v: Any, unit: str, text: str, source: str, like: str | None = None) -> Value:
+    base = ent.values.get(like) if like else None
+    line, col, file = (base.line, base.col, base.file) if base else (ent.line, ent.col, "")
+    return Value(v, unit, text, file, line, col, source)
+
+
+class Binder:
+    """Collects the inputs of every pair, each entity field once, under stable keys."""
+
+    def __init__(self, scn: Scenario):
+        self.scn = scn
+        self.inputs: dict[str, Input] = {}
+
+    def add(self, role: str, ent: Entity, path: str, value: Value | None = None) -> F.Ref | None:
+        value = value or ent.values.get(path)
+        if value is None:
+            return None
+        key = f"{ent.kind}.{ent.id}.{path}"
+        self.inputs.setdefault(key, Input(key, role, ent, path, value))
+        return F.Ref(key, role)
+
+    def pair_inputs(self, w: Entity, d: Entity | None, precision: str) -> dict[str, F.Ref]:
+        refs: dict[str, F.Ref | None] = {}
+        arith = arithmetic(precision, d)
+        m = self.scn.models.get(w.get("model")) if w.has("model") else None
+        for ent in (d, m, w):                  # a workload's own field wins over its model's
+            if ent is None:
+                continue
+            for role, i in F.INPUTS.items():
+                if (path := i.path(ent.kind)) is not None:
+                    refs[role] = self.add(role, ent, path.format(p=arith)) or refs.get(role)
+        if d is not None:
+            refs.update(self.family(d, refs, arith, w.get("kind")))
+        if (role := K.get(w.get("kind")).devices_role) is not None:
+            per_device = f"devices.{d.id}" if d is not None else None
+            refs[role] = self.add(role, w, per_device) if per_device in w.values else self.add(role, w, "devices")
+        refs.update(self.choices(w, precision, arith))
+        return {r: ref for r, ref in refs.items() if ref is not None}
+
+    def family(self, d: Entity, refs: dict[str, F.Ref | None], arith: str, kind: str) -> dict[str, F.Ref | None]:
+        """The device family's default for each efficiency and overhead the device does not state (compute
+        efficiencies for the width of the arithmetic); training efficiency follows a stated compute efficiency."""
+        out: dict[str, F.Ref | None] = {}
+        narrow = PRECISION_BYTES[arith] <= 1
+        for name in ("efficiency", "train_efficiency"):          # a stated figure for narrow arithmetic wins
+            if narrow and d.has(f"{name}_8bit"):
+                out[name] = self.add(name, d, f"{name}_8bit")
+        if "train_efficiency" not in out and not d.has("train_efficiency") and d.has("efficiency"):
+            out["train_efficiency"] = out.get("efficiency") or refs.get("efficiency")
+        figures = family_defaults().get(d.get("kind"), {})
+        for name in FAMILY_FIELDS:
+            key = default_name(name, PRECISION_BYTES[arith])
+            if d.has(name) or name in out or key not in figures or (name == "train_efficiency") != (kind == "train"):
+                continue
+            entry = figures[key]
+            f = next(x for x in DEVICE_FIELDS if x.name == name)
+            text = str(entry["value"])
+            value, unit = (parse_fraction(text), "") if isinstance(f.type, Fraction) else f.type.default(text)[:2]
+            width = " (8-bit arithmetic)" if key != name else ""
+            v = derived(d, value, unit, text, f"default for a {d.get('kind')}{width}: {evidence(entry)}")
+            out[name] = self.add(name, d, key, v)
+        return out
+
+    def choices(self, w: Entity, precision: str, arith: str) -> dict[str, F.Ref | None]:
+        """Inputs derived from a choice: bytes per value, training state bytes, default utilisation, the
+        parallel structure a workload leaves out, the bytes of an activation sent between devices."""
+        out = {"bytes_per_value": self.choice(w, "bytes_per_value", precision, "precision")}
+        act = max(ACTIVATION_BYTES_MIN, PRECISION_BYTES[arith])
+        v = derived(w, act, "byte", f"{act:g} byte", f"{arith} activations, 16-bit at least",
+                    like="precision")
+        out["activation_bytes"] = self.add("activation_bytes", w, "activation_bytes", v)
+        for role, (path, default) in PARALLEL_DEFAULTS.items():
+            if not w.has(path):
+                out[role] = self.add(role, w, path, derived(w, default, "", str(default), "default"))
+        if w.get("kind") == "train" and not w.has("parallel.tensor"):
+            out["tensor_given"] = self.add("tensor_given", w, "parallel.tensor", derived(w, 1, "", "1", "default"))
+        if w.has("kv_precision"):
+            kvp = w.get("kv_precision")
+            out["kv_bytes_per_value"] = self.choice(w, "kv_bytes_per_value", kvp, "kv_precision")
+        if w.has("optimizer"):
+            opt = w.get("optimizer")
+            v = derived(w, OPTIMIZER_STATE_BYTES[opt], "byte", opt,
+                        f"optimizer {opt}: mixed-precision state bytes per parameter", like="optimizer")
+            out["state_bytes_per_parameter"] = self.add("state_bytes_per_parameter", w,
+                                                        "state_bytes_per_parameter", v)
+        if not w.has("traffic.utilisation") and K.get(w.get("kind")).default_utilisation:
+            v = derived(w, 1.0, "", "100 %", "default: busy all the time")
+            out["utilisation"] = self.add("utilisation", w, "traffic.utilisation", v)
+        return out
+
+    def choice(self, w: Entity, role: str, precision: str, like: str) -> F.Ref | None:
+        precision = compute_precision(precision) if role == "kv_bytes_per_value" else precision
+        nbytes = PRECISION_BYTES[precision]
+        v = derived(w, nbytes, "byte", precision, f"{precision} = {nbytes:g} bytes per value", like=like)
+        return self.add(role, w, role, v)
+
+
+def evidence(entry: dict) -> str:
+    """A family default's basis and the records it was read from (the first two named; all in the catalog)."""
+    why, recs = entry.get("basis", ""), entry.get("records", [])
+    if not recs:
+        return why
+    named = ", ".join(recs[:2]) + (f" and {len(recs) - 2} more" if len(recs) > 2 else "")
+    return f"{why}: {named} (sizing/catalog/defaults.yaml, measurements.yaml)"
+
+
+def arithmetic(precision: str, d: Entity | None) -> str:
+    """The precision a format's arithmetic runs at on `d`: its own, or for a weight-only format the first of
+    fp16, bf16, fp32 the device has a rate for (a CPU dequantises to fp32)."""
+    if precision not in WEIGHT_ONLY or d is None:
+        return compute_precision(precision)
+    for p in ("fp16", "bf16", "fp32"):
+        if d.has(f"compute.{p}") or d.has(f"delivered.{p}") or (p == "fp32" and d.has("cpu.cores")):
+            return p
+    return compute_precision(precision)
+
+
+def replica_of(w: Entity, d: Entity | None) -> str:
+    """single or multi: whether one replica (or a training job) of `w` spans several devices of `d`."""
+    count = w.get(f"devices.{d.id}") if d is not None and w.has(f"devices.{d.id}") else w.get("devices")
+    if w.get("kind") == "train" and count is None:
+        return "auto"                 # the devices follow from the state or a deadline: one or several
+    return "multi" if (count or 1) > 1 else "single"
+
+
+def texts_for(w: Entity, d: Entity | None, precision: str) -> dict[str, str]:
+    t = {"precision": arithmetic(precision, d), "operands": w.get("operands"), "method": w.get("method"),
+         "replica": replica_of(w, d), "recompute": "yes" if w.get("recompute") else None}
+    if d is not None:
+        t["device_kind"] = d.get("kind")
+        where = [v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")]
+        if where:
+            t["deployment"] = ",".join(where)
+    return {k: v for k, v in t.items() if v is not None}
+
+
+def pair_plan(binder: Binder, w: Entity, d: Entity, precision: str | None = None) -> list[Planned]:
+    precision = precision or w.get("precision")
+    inputs = binder.pair_inputs(w, d, precision)
+    return F.plan(w.get("kind"), inputs, texts_for(w, d, precision), f"{w.id}/{d.id}/")

@@ -1,0 +1,132 @@
+"""Consistency checks of a scenario beyond its fields: parallel layouts, context lengths, keys that belong to
+another kind, the compared devices, the decision and the benchmark records."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import replace
+
+from . import kinds as K
+from . import schema as S
+from .formulas import QUANTITIES, quantity_defs
+from .loader import Node
+from .schema import Checker, Entity, Value
+
+CHECK_PREFIXES = ("fits", "meets_", "available_", "cheaper_")   # true/false checks: requirements, not objectives
+
+
+NOT_RANKABLE = ("bound",)                                        # text, not a number
+
+
+def check_parallel(chk: Checker, ent: Entity, kind: str, path: str) -> None:
+    """The parallel layout must multiply to the devices it splits."""
+    tensor, pipeline = ent.get("parallel.tensor"), ent.get("parallel.pipeline", 1)
+    counts = [(p, v) for p, v in ent.values.items() if p == "devices" or p.startswith("devices.")]
+    for p, v in counts:
+        if kind == "generate":
+            if tensor is not None and tensor * pipeline != v.value:
+                chk.problem(ent.values["parallel.tensor"], f"{path}.parallel",
+                            f"tensor ({tensor}) × pipeline ({pipeline}) is {tensor * pipeline}, but `{p}` is "
+                            f"{v.value}; make the product equal the devices of a replica", "parallel-mismatch")
+            elif v.value % pipeline:
+                chk.problem(v, f"{path}.{p}", f"{v.value} devices do not split into {pipeline} pipeline stages; "
+                            "give a multiple of parallel.pipeline", "parallel-mismatch")
+            if ent.get("parallel.expert", 1) > v.value:
+                chk.problem(ent.values["parallel.expert"], f"{path}.parallel.expert",
+                            f"{ent.get('parallel.expert')} expert-parallel ways exceed the {v.value} devices of a "
+                            "replica", "parallel-mismatch")
+        elif kind == "train":
+            split = (tensor or 1) * pipeline * ent.get("parallel.data", 1)
+            if v.value % ((tensor or 1) * pipeline) or (ent.has("parallel.data") and split != v.value):
+                chk.problem(v, f"{path}.{p}", f"{v.value} devices do not split into tensor × pipeline × data = "
+                            f"{tensor or 1} × {pipeline} × {ent.get('parallel.data', 'any')}; give devices that "
+                            "the layout multiplies to", "parallel-mismatch")
+
+
+def check_context(chk: Checker, models: dict, workloads: dict) -> None:
+    """A request longer than the model's context length is a located warning (an error with --strict)."""
+    for w in workloads.values():
+        m = models.get(w.get("model")) if w.has("model") else None
+        if m is None or not m.has("context"):
+            continue
+        tokens = w.get("input_tokens", 0) + w.get("output_tokens", 0) if w.get("kind") == "generate" else \
+            w.get("tokens", 0) if w.get("kind") == "forward" else w.get("sequence", 0)
+        if tokens > m.get("context"):
+            at = next((w.values[k] for k in ("input_tokens", "tokens", "sequence") if k in w.values), w.values["kind"])
+            chk.problem(at, f"workloads.{w.id}", f"{tokens:,.0f} tokens per sequence exceed the context length of "
+                        f"model '{m.id}' ({m.get('context'):,}); shorten the request or choose a model with a "
+                        "longer context", "over-context", "warning")
+
+
+def explain_foreign_keys(chk: Checker, since: int, kind: str) -> None:
+    """Rewrite 'unknown key' for a key that belongs to another workload kind."""
+    for i in range(since, len(chk.problems)):
+        p = chk.problems[i]
+        name = p.path.rsplit(".", 1)[-1]
+        if p.code == "unknown-key" and p.path.count(".") == 2 and name in S.ALL_WORKLOAD_FIELDS:
+            kinds = [k for k, fs in S.WORKLOAD_FIELDS.items() if any(f.name == name for f in fs)]
+            msg = f"'{name}' does not apply to a {kind} workload (it is a field of {', '.join(kinds)})"
+            chk.problems[i] = replace(p, message=msg)
+
+
+def suggest(name: str, options) -> str:
+    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.5)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def compare_list(chk: Checker, node: Node | None, devices: dict) -> list[str]:
+    if node is None:
+        return list(devices)
+    vals: dict[str, Value] = {}
+    chk.field(node, S.TOP["compare"], "compare", vals, "compare")
+    out = []
+    for v in vals.values():
+        if v.value not in devices:
+            chk.problem(v, "compare", f"unknown device '{v.value}'{suggest(v.value, devices)}", "unknown-reference")
+        elif v.value in out:
+            chk.problem(v, "compare", f"'{v.value}' is listed twice", "duplicate-entry")
+        else:
+            out.append(v.value)
+    if not vals and not any(p.path == "compare" for p in chk.problems):
+        chk.problem(node, "compare", "lists no device, so no workload is evaluated; name devices, or leave "
+                    "'compare' out to evaluate every device", "nothing-compared", "warning")
+    return out
+
+
+def check_benchmarks(chk: Checker, benches: list[Entity], devices: dict, workloads: dict) -> None:
+    """Record ids are unique; a record's `workload` is a generate workload and its device a known one."""
+    seen: dict[str, Entity] = {}
+    for b in benches:
+        if b.id in seen or b.id in workloads:
+            chk.problem(b, f"benchmarks.{b.id}", f"the id '{b.id}' is used twice; give each record its own `id`",
+                        "duplicate-entry")
+        seen[b.id] = b
+        for key, table in (("workload", workloads), ("scenario_device", devices)):
+            ref = b.values.get(key)
+            if ref is not None and ref.value not in table:
+                chk.problem(ref, f"benchmarks.{b.id}.{key}", f"unknown {'workload' if key == 'workload' else 'device'} "
+                            f"'{ref.value}'{suggest(ref.value, table)}", "unknown-reference")
+            elif key == "workload" and ref is not None and table[ref.value].get("kind") != "generate":
+                chk.problem(ref, f"benchmarks.{b.id}.workload", f"'{ref.value}' is not a generate workload; a record "
+                            "predicts output tokens per second, which only generate workloads compute",
+                            "wrong-workload-kind")
+
+
+def check_decision(chk: Checker, decision: Entity, workloads: dict) -> None:
+    """The decision names a known workload and a quantity computed for it (the checker knows requirements)."""
+    ref = decision.values.get("workload")
+    if ref and ref.value not in workloads:
+        chk.problem(ref, "decision.workload", f"unknown workload '{ref.value}'{suggest(ref.value, workloads)}",
+                    "unknown-reference")
+    obj = decision.values["objective"]
+    chosen = [workloads[ref.value]] if ref and ref.value in workloads else list(workloads.values())
+    kinds = {w.get("kind") for w in chosen if w.get("kind") in K.WORKLOAD_KINDS}
+    known = {d.id for d in QUANTITIES if d.id not in NOT_RANKABLE and not d.id.startswith(CHECK_PREFIXES)}
+    ids = {d.id for k in kinds for d in quantity_defs(k)}
+    if obj.value not in known | set(K.OBJECTIVE_WORDS):
+        chk.problem(obj, "decision.objective", f"unknown quantity '{obj.value}'{suggest(obj.value, known)}",
+                    "unknown-quantity")
+    elif kinds and not any(K.objective_id(obj.value, k) in ids for k in kinds):
+        what = f"workload '{ref.value}'" if ref else "any workload of this scenario"
+        chk.problem(obj, "decision.objective", f"'{obj.value}' is not computed for {what} "
+                    f"({', '.join(sorted(kinds))}); e.g. latency, cost or monthly_cost", "objective-not-computed")
