@@ -11,14 +11,6 @@ def fw_footprint(q):
     return q.parameters * q.bytes_per_value
 
 
-@quantity("forward", "replica_memory", "byte",
-          "memory of one replica the runtime can use: devices × device memory × (1 − reserve)", display="GB",
-          label="Memory available")
-def fw_replica_memory(q):
-    whole = q.replica_devices * q.memory
-    return whole * (1 - q.memory_reserve) if q.has("memory_reserve") else whole
-
-
 @quantity("forward", "fits", "", "footprint ≤ memory of the replica", label="Fits in memory", type="check",
           compares=("footprint_bytes", "replica_memory"), requirement=True)
 def fw_fits(q):

@@ -56,10 +56,10 @@ def gen_memory_required(q):
     return sum_present(q.weights_bytes, q.kv_cache_bytes, q.workspace_bytes)
 
 
-@quantity("generate", "replica_memory", "byte",
+@quantity(("generate", "forward"), "replica_memory", "byte",
           "memory of one replica the runtime can use: devices × device memory × (1 − reserve)", display="GB",
           label="Memory available")
-def gen_replica_memory(q):
+def replica_memory(q):
     whole = q.replica_devices * q.memory
     return whole * (1 - q.memory_reserve) if q.has("memory_reserve") else whole
 
