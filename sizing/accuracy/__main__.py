@@ -1,6 +1,8 @@
 """python -m sizing.accuracy [--choose]"""
 
 import argparse
+import re
+from pathlib import Path
 
 from . import __doc__ as DOC
 from .table import markdown, rows
@@ -9,7 +11,13 @@ from .table import markdown, rows
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m sizing.accuracy", description=DOC.split("\n\n")[0])
     ap.add_argument("--choose", action="store_true", help="choose the family defaults and write defaults.yaml")
+    ap.add_argument("--readme", metavar="FILE", help="rewrite the accuracy tables between their markers in FILE")
     args = ap.parse_args(argv)
+    if args.readme:
+        path = Path(args.readme)
+        path.write_text(with_tables(path.read_text(), markdown(rows())))
+        print(f"wrote {path}")
+        return
     if args.choose:
         from .choose import choose, write
         figs, evidence, floor = choose()
@@ -19,6 +27,17 @@ def main(argv: list[str] | None = None) -> None:
             print(fam, {n: round(v, 6) for n, v in f.items()})
         return
     print(markdown(rows()))
+
+
+def with_tables(text: str, table: str) -> str:
+    """`text` with the summary and the per-record tables replaced between their HTML-comment markers."""
+    summary, _, records = table.partition("\n\nFor a time")
+    for tag, body in (("accuracy-summary", summary), ("accuracy-records", "For a time" + records)):
+        pattern = re.compile(rf"(<!-- {tag}[^>]*-->\n).*?(\n<!-- /{tag} -->)", re.S)
+        if not pattern.search(text):
+            raise SystemExit(f"no <!-- {tag} --> markers in the file")
+        text = pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+    return text
 
 
 if __name__ == "__main__":

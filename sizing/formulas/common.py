@@ -49,6 +49,15 @@ def utilisation_basis(q):
 
 
 # -- collectives (alpha-beta: a fixed latency per step plus bytes over the bandwidth) ---------
+def without_fabric(q):
+    """What communication is when the device has no fabric: nothing on one device (or when a training's devices
+    follow from its state), absent and warned about for several. None when it has one: then the collectives are
+    always computed (zero for one device), so that editing the device count in the workbook stays live."""
+    if q.has("interconnect_bandwidth"):
+        return None
+    return q.interconnect_bandwidth if q.text("replica") == "multi" else NA
+
+
 def fabric(q, group):
     """(bandwidth, latency) of the link a collective over `group` devices uses: the scale-up fabric
     within its domain, the network beyond it (the fabric alone where no network is given)."""
@@ -59,23 +68,31 @@ def fabric(q, group):
             where(inside, q.interconnect_latency, q.network_latency))
 
 
-def all_reduce(q, group, nbytes, span=None):
-    """Ring all-reduce of `nbytes` over `group` devices: 2(g−1)/g × bytes / bandwidth + 2(g−1) × latency;
-    the link is the fabric unless the devices it spans (default: the group) exceed its domain."""
+def all_reduce_parts(q, group, span=None):
+    """Ring all-reduce over `group` devices as (fixed time, time per byte): 2(g−1) × latency and
+    2(g−1)/g / bandwidth; the link is the fabric unless the devices it spans (default: the group) exceed its
+    domain."""
     bw, lat = fabric(q, group if span is None else span)
-    return 2 * (group - 1) / group * nbytes / bw + 2 * (group - 1) * lat
+    return 2 * (group - 1) * lat, 2 * (group - 1) / group / bw
 
 
-def all_to_all(q, group, nbytes):
-    """All-to-all of `nbytes` per device over `group` devices: (g−1)/g × bytes / bandwidth + (g−1) × latency."""
+def all_to_all_parts(q, group):
+    """All-to-all over `group` devices as (fixed time, time per byte each device sends): (g−1) × latency and
+    (g−1)/g / bandwidth."""
     bw, lat = fabric(q, group)
-    return (group - 1) / group * nbytes / bw + (group - 1) * lat
+    return (group - 1) * lat, (group - 1) / group / bw
 
 
-def point_to_point(q, group, hops, nbytes):
-    """`hops` sends of `nbytes` between pipeline stages."""
+def point_to_point_parts(q, group, hops):
+    """`hops` sends between pipeline stages as (fixed time, time per byte)."""
     bw, lat = fabric(q, group)
-    return hops * (lat + nbytes / bw)
+    return hops * lat, hops / bw
+
+
+def all_reduce(q, group, nbytes, span=None):
+    """Ring all-reduce of `nbytes` over `group` devices."""
+    fixed, per_byte = all_reduce_parts(q, group, span)
+    return fixed + nbytes * per_byte
 
 
 # -- model structure ------------------------------------------------------------------------

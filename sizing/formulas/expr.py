@@ -210,6 +210,8 @@ def _erlang_c(c, a):
         b = 1.0
         for k in range(1, int(round(c)) + 1):       # Erlang B by its stable recursion
             b = a * b / (k + a * b)
+        if a <= 0:
+            return 0.0                                  # no load: no one waits
         return c * b / (c - a * (1 - b)) if c > a else 1.0
     out = _erlang_c_array(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
     return float(out) if out.shape == () else out
@@ -223,7 +225,7 @@ def _erlang_c_array(c, a):
         pmf = np.exp(c * np.log(a) - a - gammaln(c + 1))
         cdf = gammaincc(c + 1, a)                   # P(X <= c) for X ~ Poisson(a)
         b = pmf / cdf
-        return np.where(c > a, c * b / (c - a * (1 - b)), 1.0)
+        return np.where(a <= 0, 0.0, np.where(c > a, c * b / (c - a * (1 - b)), 1.0))
 
 
 def _fleet_search(base, slots, a, per_server, arrivals):
@@ -311,7 +313,7 @@ EXCEL_FUNCS = {"max": "MAX", "min": "MIN", "and": "AND", "ln": "LN", "exp": "EXP
 def excel_erlang_c(c: str, a: str) -> str:
     """Erlang C from Erlang B = Poisson pmf / cdf (the spreadsheet has no loops)."""
     b = f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
-    return f"IF({c}>{a},{c}*{b}/({c}-{a}*(1-{b})),1)"
+    return f"IF({a}<=0,0,IF({c}>{a},{c}*{b}/({c}-{a}*(1-{b})),1))"
 
 
 def excel_fleet_search(base: str, slots: str, a: str, per_server: str, arrivals: str) -> str:
@@ -320,7 +322,7 @@ def excel_fleet_search(base: str, slots: str, a: str, per_server: str, arrivals:
     servers = f"({base}+{ks})"
     c = f"({servers}*{slots})"
     b = f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
-    erlang = f"({c}*{b}/({c}-{a}*(1-{b})))"
+    erlang = f"IF({a}<=0,0,{c}*{b}/({c}-{a}*(1-{b})))"
     return (f"SUMPRODUCT(--(LN({erlang}/{excel_number(TAIL)}+{excel_number(TINY)})"
             f">{servers}*{per_server}-{arrivals}))")
 

@@ -2,7 +2,7 @@
 
 from .common import (FLOP_PER_PARAM_TOKEN, MONTH, NO_FABRIC, NO_PRICE, REQUEST, REQUEST_COPIES, TOKEN,
                      TP_ALL_REDUCES, all_reduce, attention_flops, embedding, plus, roofline_time, utilisation_basis,
-                     weights_read)
+                     weights_read, without_fabric)
 from .expr import first_present, Missing, sum_present
 from .graph import NA, comparison, quantity
 
@@ -57,8 +57,8 @@ def fw_overhead(q):
           "tensor parallel: 2 ring all-reduces per layer of batch × tokens × hidden × activation bytes",
           display="us", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",), label="Communication")
 def fw_communication(q):
-    if q.text("replica") != "multi":
-        return NA
+    if (absent := without_fabric(q)) is not None:
+        return absent
     message = q.batch * q.tokens / TOKEN * q.hidden * q.activation_bytes
     return TP_ALL_REDUCES * q.layers * all_reduce(q, q.replica_devices, message)
 

@@ -8,8 +8,8 @@ dips while a prompt is prefilled).
 """
 
 from .common import (EP_ALL_TO_ALLS, FLOP_PER_PARAM_TOKEN, KV_TENSORS, NO_FABRIC, PREFILL_CHUNK, REQUEST, TOKEN,
-                     TP_ALL_REDUCES, all_reduce, all_to_all, all_weights_read, attention_flops, embedding, plus,
-                     point_to_point, roofline_time, used_parameters, weights_read)
+                     TP_ALL_REDUCES, all_reduce_parts, all_to_all_parts, all_weights_read, attention_flops, embedding, plus,
+                     point_to_point_parts, roofline_time, used_parameters, weights_read, without_fabric)
 from .expr import ceil, first_present, floor, maximum, minimum, Missing, nothing, sum_present, where
 from .graph import NA, quantity
 
@@ -92,10 +92,10 @@ def gen_devices_to_fit(q):
 
 
 # -- how the replica's devices split the model ------------------------------------------------
-@quantity("generate", "tensor_parallel", "", "tensor-parallel ways: as given, else devices / pipeline stages",
-          label="Tensor-parallel ways", count=True)
+@quantity("generate", "tensor_parallel", "", "tensor-parallel ways: as given, else devices / pipeline stages (at "
+          "least 1)", label="Tensor-parallel ways", count=True)
 def gen_tensor(q):
-    return first_present(q.tensor_given, q.replica_devices / q.pipeline)
+    return first_present(q.tensor_given, maximum(1, q.replica_devices / q.pipeline))
 
 
 # -- the decode step --------------------------------------------------------------------------
@@ -184,33 +184,39 @@ def gen_step_overhead(q):
     return q.layers * q.layer_overhead
 
 
-def communication(q, tokens):
-    """Per pass over `tokens` tokens: tensor-parallel all-reduces, expert all-to-alls, pipeline sends."""
-    if q.text("replica") != "multi":
-        return NA
-    if not q.has("interconnect_bandwidth"):
-        return q.interconnect_bandwidth          # absent: warned about
-    message = tokens / TOKEN * q.hidden * q.activation_bytes
-    tp = TP_ALL_REDUCES * q.layers * all_reduce(q, q.tensor_parallel, message)
-    ep = (EP_ALL_TO_ALLS * q.layers * all_to_all(q, q.expert_parallel, message * q.experts_per_token)
-          if q.has("experts_per_token") else NA)
-    pp = point_to_point(q, q.replica_devices, q.pipeline - 1, message)
-    return sum_present(tp, ep, pp)
+def collectives(q):
+    """A pass's collectives as (count per pass, (fixed time, time per byte), bytes per token of the pass):
+    tensor-parallel all-reduces (2 per layer; 1 when expert parallelism replaces the MLP's by all-to-alls),
+    expert all-to-alls (2 per layer), pipeline sends."""
+    token = q.hidden * q.activation_bytes
+    moe = q.has("experts_per_token")
+    experts = minimum(q.expert_parallel, q.replica_devices)      # a replica of fewer devices splits fewer ways
+    reduces = where(experts > 1, TP_ALL_REDUCES - 1, TP_ALL_REDUCES) if moe else TP_ALL_REDUCES
+    out = [(reduces * q.layers, all_reduce_parts(q, q.tensor_parallel), token),
+           (1, point_to_point_parts(q, q.replica_devices, minimum(q.pipeline, q.replica_devices) - 1), token)]
+    if moe:
+        out.append((EP_ALL_TO_ALLS * q.layers, all_to_all_parts(q, experts), token * q.experts_per_token))
+    return out
 
 
 @quantity("generate", "communication_fixed", "s",
-          "latency part of a pass's communication: 2 ring all-reduces per layer (tensor parallel) × 2(T−1) × "
-          "latency, 2 all-to-alls per layer (expert parallel) × (E−1) × latency, a send per pipeline stage",
-          display="us", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",), label="Communication, fixed part")
+          "latency part of a pass's communication: ring all-reduces (2 per layer, tensor parallel; 1 with expert "
+          "parallelism) × 2(T−1) × latency, 2 all-to-alls per layer (expert parallel) × (E−1) × latency, a send "
+          "per pipeline stage", display="us", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",),
+          label="Communication, fixed part")
 def gen_communication_fixed(q):
-    return communication(q, 0 * TOKEN)
+    if (absent := without_fabric(q)) is not None:
+        return absent
+    return sum_present(*(count * fixed for count, (fixed, _), _ in collectives(q)))
 
 
 @quantity("generate", "communication_per_token", "s/token",
-          "bandwidth part per token of the pass: the same collectives with hidden × activation bytes per token",
-          display="us/token", label="Communication per token")
+          "bandwidth part per token of the pass: the same collectives carrying hidden × activation bytes per token "
+          "(× experts per token for the all-to-alls)", display="us/token", label="Communication per token")
 def gen_communication_per_token(q):
-    return (communication(q, TOKEN) - q.communication_fixed) / TOKEN
+    if (absent := without_fabric(q)) is not None:
+        return absent
+    return sum_present(*(count * per_byte * nbytes for count, (_, per_byte), nbytes in collectives(q))) / TOKEN
 
 
 @quantity("generate", "communication_time", "s",
@@ -265,20 +271,26 @@ def gen_compute_bound_batch(q):
 
 
 @quantity("generate", "best_batch", "",
-          "largest batch (most tokens/s) whose decode step meets the per-token target and whose KV cache fits",
+          "largest batch (most tokens/s) whose time between a user's tokens (the decode step and its share of the "
+          "batch's prefills, the prefill taken as compute-bound) meets the per-token target and whose KV cache fits",
           label="Best batch within the per-token target", count=True)
 def gen_best_batch(q):
     devices = q.replica_devices
-    seq_comm = q.communication_per_token * TOKEN if q.has("communication_per_token") else NA
-    budget = q.per_token_target - sum_present(q.step_overhead_time, q.communication_fixed, 0)
+    outputs = q.output_tokens / TOKEN
+    comm = q.has("communication_per_token")
+    # per sequence of the batch: its decode work, and its prefill spread over the answer's tokens
+    seq_comm = q.communication_per_token * (TOKEN + q.input_tokens / outputs) if comm else NA
+    seq_prefill = q.prefill_flops / (q.delivered_rate * devices) / outputs
+    fixed = sum_present(q.step_overhead_time, q.communication_fixed if comm else NA, 0) * (1 + 1 / outputs)
+    budget = q.per_token_target - fixed
     per_seq_flops = sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * TOKEN,
                                 attention_flops(q, TOKEN, q.kv_position))
-    by_compute = budget / sum_present(per_seq_flops / (q.delivered_rate * devices), seq_comm)
+    by_compute = budget / sum_present(per_seq_flops / (q.delivered_rate * devices), seq_prefill, seq_comm)
     weights_time = all_weights_read(q) / (q.delivered_bandwidth * devices)   # every expert: conservative
     if not q.has("kv_bytes_per_token"):
         return where(weights_time <= budget, floor(by_compute), 0)
     by_bandwidth = (budget - weights_time) / sum_present(q.kv_read_per_sequence / (q.delivered_bandwidth * devices),
-                                                         seq_comm)
+                                                         seq_prefill, seq_comm)
     return maximum(0, floor(minimum(q.max_batch, by_bandwidth, by_compute)))
 
 
@@ -345,6 +357,13 @@ def gen_batch_prefill_time(q):
           "step time)", display="token/s", maximise=True, label="Tokens/s per replica, all users")
 def gen_tokens_per_s(q):
     return q.step_tokens * q.output_tokens / (q.batch_prefill_time * TOKEN + q.output_tokens * q.step_time)
+
+
+@quantity("generate", "token_interval", "s",
+          "time between a user's tokens with the replica also prefilling its requests (continuous batching): "
+          "step time + prefill of the batch / output tokens", display="ms", label="Time between tokens")
+def gen_token_interval(q):
+    return q.step_time + q.batch_prefill_time / (q.output_tokens / TOKEN)
 
 
 @quantity("generate", "request_latency", "s", "time to first token + output tokens × step time", display="s",

@@ -1,8 +1,9 @@
 """Training and fine-tuning: state memory, work, the delivered rate, communication and the pipeline bubble."""
 
 from .common import (ATTENTION_FLOP, FLOP_PER_PARAM_TOKEN, NO_FABRIC, NO_PRICE, PASS_FLOP_PER_PARAM_TOKEN, TOKEN,
-                     TRAIN_TP_ALL_REDUCES, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce, plus, used_parameters)
-from .expr import ceil, first_present, max_present, maximum, sum_present
+                     TRAIN_TP_ALL_REDUCES, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce, plus, used_parameters,
+                     without_fabric)
+from .expr import ceil, first_present, floor, max_present, maximum, sum_present
 from .graph import NA, quantity
 
 @quantity("train", "trainable_parameters", "", "parameters trained: all (full) or the LoRA share",
@@ -43,9 +44,10 @@ def tr_rate(q):
 
 
 @quantity("train", "flops", "FLOP",
-          "(4 × parameters used + 2 × trained parameters used) × tokens: 6PT for full fine-tuning, ~4PT for LoRA; "
-          "+ 2PT when activations are recomputed; + causal attention (3 passes × 2 × layers × heads × head_dim × "
-          "sequence per token)", display="PFLOP", label="Work")
+          "(4 × parameters used + 2 × trained parameters used) × tokens: 6PT for full training, ~4PT for LoRA; "
+          "+ 2PT when activations are recomputed; + causal attention (2 × layers × heads × head_dim × sequence per "
+          "token and pass: forward, two backward, and the forward again when recomputed)", display="PFLOP",
+          label="Work")
 def tr_flops(q):
     used = used_parameters(q)
     trained = q.trainable_parameters * used / q.parameters if q.has("active_parameters") else q.trainable_parameters
@@ -54,12 +56,6 @@ def tr_flops(q):
     linear = sum_present(PASS_FLOP_PER_PARAM_TOKEN * used + WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN * trained, recompute)
     attention = passes * ATTENTION_FLOP * q.layers * q.heads * q.head_dim * q.sequence / 2 / TOKEN
     return sum_present(linear, attention) * q.tokens
-
-
-def communicating(q):
-    """Whether the job's devices talk: not on one device, nor when the devices follow from the state on a
-    device without a fabric (then the job is taken to fit one)."""
-    return not (q.text("replica") == "single" or (q.text("replica") == "auto" and not q.has("interconnect_bandwidth")))
 
 
 def data_parallel_at(q, devices):
@@ -76,16 +72,20 @@ def gradient_sync_at(q, devices):
 def communication_at(q, devices, sync):
     """Per step, what compute does not hide: the gradient all-reduce beyond the backward pass (2/3 of the step's
     compute) and the tensor-parallel all-reduces (4 per layer of the step's tokens per data-parallel replica)."""
-    backward = 2 / 3 * q.flops / (q.train_rate * devices) / q.steps
+    backward = 2 * q.flops / (3 * q.train_rate * devices * q.steps)
     exposed = maximum(0, sync - backward)
     message = q.batch * q.sequence / data_parallel_at(q, devices) / TOKEN * q.hidden * q.activation_bytes
     tp = TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
     return sum_present(exposed, tp)
 
 
+def micro_batches_at(q, devices):
+    """Pipeline micro-batches per step: as given, else one sequence each (whole sequences per replica)."""
+    return first_present(q.micro_batches, maximum(1, floor(q.batch / data_parallel_at(q, devices))))
+
+
 def bubble_share_at(q, devices):
-    micro = first_present(q.micro_batches, q.batch / data_parallel_at(q, devices))
-    return (q.pipeline - 1) / micro
+    return (q.pipeline - 1) / micro_batches_at(q, devices)
 
 
 @quantity("train", "steps", "", "optimizer steps: tokens / (batch × sequence)", label="Optimizer steps")
@@ -93,23 +93,35 @@ def tr_steps(q):
     return q.tokens / (q.batch * q.sequence)
 
 
+def whole_replicas(q, devices):
+    """Devices rounded up to whole model replicas: a multiple of tensor × pipeline."""
+    shard = q.tensor_given * q.pipeline
+    return ceil(devices / shard) * shard
+
+
+@quantity("train", "devices_for_work", "", "devices the work alone needs by the deadline at the training rate, in "
+          "whole replicas (tensor × pipeline)", label="Devices for the work alone", count=True)
+def tr_devices_for_work(q):
+    return whole_replicas(q, q.flops / (q.train_rate * q.deadline))
+
+
 @quantity("train", "devices_for_deadline", "",
-          "fewest devices that finish by the deadline: the work at the training rate with the pipeline bubble, in "
-          "the deadline less the communication (estimated at the devices the work alone would need)",
-          label="Devices for the deadline", count=True)
+          "fewest devices, in whole replicas, that finish by the deadline: the work at the training rate with the "
+          "pipeline bubble, in the deadline less the communication (both estimated at the devices for the work "
+          "alone)", label="Devices for the deadline", count=True)
 def tr_devices_for_deadline(q):
-    first = ceil(q.flops / (q.train_rate * q.deadline))
+    first = q.devices_for_work
     work = q.flops / q.train_rate * (1 + bubble_share_at(q, first))
-    if not communicating(q) or not q.has("interconnect_bandwidth"):
-        return ceil(work / q.deadline)
+    if without_fabric(q) is not None:
+        return whole_replicas(q, work / q.deadline)
     comm = q.steps * communication_at(q, first, gradient_sync_at(q, first))
-    return ceil(work / (q.deadline - comm))
+    return whole_replicas(q, work / (q.deadline - comm))
 
 
-@quantity("train", "devices", "", "devices used: as given, else the fewest that hold the state and meet any "
-          "deadline", label="Devices used", count=True)
+@quantity("train", "devices", "", "devices used: as given, else the fewest whole replicas that hold the state and "
+          "meet any deadline", label="Devices used", count=True)
 def tr_devices(q):
-    return first_present(q.train_devices, max_present(q.devices_to_fit, q.devices_for_deadline))
+    return first_present(q.train_devices, max_present(whole_replicas(q, q.devices_to_fit), q.devices_for_deadline))
 
 
 @quantity("train", "train_memory", "byte", "memory of the devices used: devices × device memory", display="GB",
@@ -136,9 +148,9 @@ def tr_data(q):
 
 
 @quantity("train", "micro_batches_used", "", "pipeline micro-batches per step: as given, else one sequence each "
-          "(batch / data-parallel ways)", label="Micro-batches per step")
+          "(whole sequences per data-parallel replica)", label="Micro-batches per step", count=True)
 def tr_micro_batches(q):
-    return first_present(q.micro_batches, q.batch / q.data_parallel)
+    return micro_batches_at(q, q.devices)
 
 
 @quantity("train", "bubble_time", "s", "pipeline bubble: compute time × (stages − 1) / micro-batches", display="h",
@@ -152,10 +164,8 @@ def tr_bubble(q):
           "parameters on one tensor × pipeline shard", display="s", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",),
           label="Gradient all-reduce per step")
 def tr_gradient_sync(q):
-    if not communicating(q):
-        return NA
-    if not q.has("interconnect_bandwidth"):
-        return q.interconnect_bandwidth
+    if (absent := without_fabric(q)) is not None:
+        return absent
     return gradient_sync_at(q, q.devices)
 
 
@@ -165,8 +175,8 @@ def tr_gradient_sync(q):
           "tokens per data-parallel replica (pipeline sends overlap with compute in a 1F1B schedule; its bubble is "
           "counted apart)", display="s", label="Communication per step")
 def tr_communication(q):
-    if not communicating(q) or not q.has("interconnect_bandwidth"):
-        return q.gradient_sync_time                 # nothing, or absent for want of a fabric (warned about)
+    if (absent := without_fabric(q)) is not None:
+        return absent
     return communication_at(q, q.devices, q.gradient_sync_time)
 
 

@@ -214,8 +214,8 @@ BATCH_JOB_FIELDS = (
 SERVE_PARALLEL = (
     Field("tensor", Integer(), "Tensor-parallel ways (default: devices / pipeline).", positive=True),
     Field("pipeline", Integer(), "Pipeline stages.", positive=True, default=1),
-    Field("expert", Integer(), "Expert-parallel ways (mixture of experts; within the replica's devices).",
-          positive=True, default=1),
+    Field("expert", Integer(), "Expert-parallel ways (mixture of experts; within the replica's devices, at most "
+          "as many as a replica has).", positive=True, default=1),
 )
 
 TRAIN_PARALLEL = (
