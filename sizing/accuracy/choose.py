@@ -157,7 +157,8 @@ def write(figs: dict, evidence: dict, floor_us: float, path: Path = HERE / "defa
             own = evidence.get((fam, name), [])
             used = own if len(own) >= MIN_RECORDS else [e for (f, n), xs in evidence.items() if n == name for e in xs]
             xs = [x for _, x in used]
-            how = "median" if used is own else f"median over every family ({len(own)} {fam} record(s) too few)"
+            few = {0: f"no {fam} record", 1: f"one {fam} record"}.get(len(own), f"only {len(own)} {fam} records")
+            how = "median" if used is own else f"median over every family ({few})"
             entry[name] = {"value": f"{figs[fam][name] * 100:.0f} %",
                            "basis": f"{how} of {len(xs)} published measurements, spread {min(xs):.0%}-{max(xs):.0%}",
                            "records": sorted(i for i, _ in used)}

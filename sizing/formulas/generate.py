@@ -98,6 +98,14 @@ def gen_tensor(q):
     return first_present(q.tensor_given, maximum(1, q.replica_devices / q.pipeline))
 
 
+@quantity("generate", "expert_ways", "", "expert-parallel ways: as given, at most the replica's devices",
+          label="Expert-parallel ways", count=True)
+def gen_expert_ways(q):
+    if not q.has("experts_per_token"):
+        return NA
+    return minimum(q.expert_parallel, q.replica_devices)
+
+
 # -- the decode step --------------------------------------------------------------------------
 @quantity("generate", "arithmetic_parameters", "",
           "parameters doing arithmetic per token: parameters used (active ones for mixture-of-experts) − the input "
@@ -190,13 +198,16 @@ def collectives(q):
     expert all-to-alls (2 per layer), pipeline sends."""
     token = q.hidden * q.activation_bytes
     moe = q.has("experts_per_token")
-    experts = minimum(q.expert_parallel, q.replica_devices)      # a replica of fewer devices splits fewer ways
-    reduces = where(experts > 1, TP_ALL_REDUCES - 1, TP_ALL_REDUCES) if moe else TP_ALL_REDUCES
+    reduces = where(q.expert_ways > 1, TP_ALL_REDUCES - 1, TP_ALL_REDUCES) if moe else TP_ALL_REDUCES
     out = [(reduces * q.layers, all_reduce_parts(q, q.tensor_parallel), token),
-           (1, point_to_point_parts(q, q.replica_devices, minimum(q.pipeline, q.replica_devices) - 1), token)]
+           (None, point_to_point_parts(q, q.replica_devices, minimum(q.pipeline, q.replica_devices) - 1), token)]
     if moe:
-        out.append((EP_ALL_TO_ALLS * q.layers, all_to_all_parts(q, experts), token * q.experts_per_token))
+        out.append((EP_ALL_TO_ALLS * q.layers, all_to_all_parts(q, q.expert_ways), token * q.experts_per_token))
     return out
+
+
+def times(count, x):
+    return x if count is None else count * x
 
 
 @quantity("generate", "communication_fixed", "s",
@@ -207,7 +218,7 @@ def collectives(q):
 def gen_communication_fixed(q):
     if (absent := without_fabric(q)) is not None:
         return absent
-    return sum_present(*(count * fixed for count, (fixed, _), _ in collectives(q)))
+    return sum_present(*(times(count, fixed) for count, (fixed, _), _ in collectives(q)))
 
 
 @quantity("generate", "communication_per_token", "s/token",
@@ -216,7 +227,7 @@ def gen_communication_fixed(q):
 def gen_communication_per_token(q):
     if (absent := without_fabric(q)) is not None:
         return absent
-    return sum_present(*(count * per_byte * nbytes for count, (_, per_byte), nbytes in collectives(q))) / TOKEN
+    return sum_present(*(times(count, per_byte * nbytes) for count, (_, per_byte), nbytes in collectives(q))) / TOKEN
 
 
 @quantity("generate", "communication_time", "s",
@@ -281,8 +292,8 @@ def gen_best_batch(q):
     # per sequence of the batch: its decode work, and its prefill spread over the answer's tokens
     seq_comm = q.communication_per_token * (TOKEN + q.input_tokens / outputs) if comm else NA
     seq_prefill = q.prefill_flops / (q.delivered_rate * devices) / outputs
-    fixed = sum_present(q.step_overhead_time, q.communication_fixed if comm else NA, 0) * (1 + 1 / outputs)
-    budget = q.per_token_target - fixed
+    fixed = sum_present(q.step_overhead_time, q.communication_fixed if comm else NA)
+    budget = q.per_token_target if isinstance(fixed, Missing) else q.per_token_target - fixed * (1 + 1 / outputs)
     per_seq_flops = sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * TOKEN,
                                 attention_flops(q, TOKEN, q.kv_position))
     by_compute = budget / sum_present(per_seq_flops / (q.delivered_rate * devices), seq_prefill, seq_comm)
