@@ -179,10 +179,11 @@ def calibration_refs(binder: Binder, pairs: list[Pair], b: Entity) -> dict[str, 
     prediction = plan_ref(pair, "tokens_per_s") if pair else None
     if prediction is None:                # not compared, or no rate at the precision: nothing to calibrate
         return {}
-    d = binder.scn.devices[did]
-    return {"prediction": prediction,
-            "efficiency_now": binder.add("efficiency", d, "efficiency"),
-            "bandwidth_efficiency_now": binder.add("bandwidth_efficiency", d, "bandwidth_efficiency")}
+    w, d = binder.scn.workloads[wid], binder.scn.devices[did]
+    used = binder.pair_inputs(w, d, w.get("precision"))      # the efficiencies the prediction ran at (stated or
+    out = {"prediction": prediction,                          # the family's defaults)
+           "efficiency_now": used.get("efficiency"), "bandwidth_efficiency_now": used.get("bandwidth_efficiency")}
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def warnings(scn: Scenario, pairs: list[Pair]) -> list[Problem]:

@@ -207,3 +207,14 @@ def test_a_fleet_at_exactly_full_load_is_not_a_crash():
     assert 0 <= p["queue_wait_p95"] < 1
     no_target = evaluated(text.replace("    targets: {latency_p95: 1 s}\n", "")).pair("routing", "cpu").values
     assert no_target["servers"] == 1 and no_target["queue_wait_p95"] == float("inf")   # said, not a crash
+
+
+def test_calibration_against_the_family_defaults():
+    """A record tied to a device that states no efficiency is calibrated against the family defaults it ran at."""
+    text = CALIBRATE.replace("acc: {from: illustrative-accelerator, bandwidth_efficiency: 100 %}",
+                             "acc: {from: nvidia-h100-sxm5-80gb}").replace("MEASURED", "1000")
+    r = evaluated(text)
+    b = r.pair("run-1", "record").values
+    ratio = b["measured_vs_predicted"]
+    assert b["calibrated_bandwidth_efficiency"] == pytest.approx(family_figure("gpu", "bandwidth_efficiency") * ratio)
+    assert b["calibrated_efficiency"] == pytest.approx(family_figure("gpu", "efficiency") * ratio)

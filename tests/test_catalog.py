@@ -56,3 +56,17 @@ def test_dense_is_half_the_sparse_figure_where_both_are_recorded():
     assert len(pairs) >= 25
     for did, prec, dense, sparse in pairs:
         assert dense == pytest.approx(sparse / 2, rel=0.02), (did, prec)     # vendors round (L40S: 362 | 733)
+
+
+def test_every_accelerator_has_a_sourced_interconnect():
+    """Scale-up fabric figures for every GPU, TPU and accelerator, each with its own source line."""
+    from sizing.scenario import catalog
+    devices, _, _ = catalog()
+    for did, d in devices.items():
+        if d.get("illustrative") or d.get("kind") not in ("gpu", "tpu", "accelerator") or did == "apple-m2-ultra":
+            continue
+        for f in ("interconnect.bandwidth", "interconnect.latency", "interconnect.domain"):
+            assert d.has(f), (did, f)
+            assert d.has(f"field_sources.{f}"), (did, f)        # solid, inferred or unverified, with how
+        if d.has("network.bandwidth"):
+            assert d.has("field_sources.network.bandwidth"), did
