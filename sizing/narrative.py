@@ -109,10 +109,7 @@ def fleet_words(r: Results, p: Pair | None) -> str:
     replicas = f"{human(v['replicas'], '')} replica{'s' if v['replicas'] != 1 else ''}" + \
         (f" of {human(per, '')} devices" if per and per > 1 else "") + \
         (f" ({human(v['servers'], '')} for the peak + {human(spare, '')} spare)" if spare else "")
-    basis = ""
-    if "own_rate" in v and "rent_rate" in v:
-        basis = "; costed as owned, cheaper than renting" if v["device_rate"] == v["own_rate"] else \
-            "; costed as rented, cheaper than owning"
+    basis = f"; {basis_words(p)}" if "cost_basis" in v else ""
     capital = f"; buying them costs {show(p, 'fleet_purchase')}" if "fleet_purchase" in v else ""
     return f"{human(v['fleet_devices'], '')} × {p.device}: {replicas}{basis}{capital}."
 
@@ -296,16 +293,32 @@ def time_driver(p: Pair) -> str:
     return ""
 
 
+BASIS_WORDS = {"own": "owned", "reserved": "rented with the commitment discount", "rent": "rented on demand"}
+HOURS_PER_MONTH = 730.5
+
+
+def basis_words(p: Pair) -> str:
+    """How a device is costed: the basis, the hourly rate used, and the other basis where both are priced."""
+    v = p.values
+    basis = v["cost_basis"]
+    other = ""
+    if "own_rate" in v and "rent_rate" in v:
+        other = (f", cheaper than renting at {show(p, 'rent_rate')}" if basis == "own" else
+                 f", cheaper than owning at {show(p, 'own_rate')}")
+    return f"costed as {BASIS_WORDS.get(basis, basis)} at {show(p, 'hourly_rate')} per device{other}"
+
+
 def cost_driver(r: Results, dec: Decision, o: Option) -> str:
-    """What makes a costlier option costlier, in its own figures."""
+    """What makes a costlier option costlier, in its own figures: the sum that gives its cost."""
     p = r.pair(dec.workload, o.device)
-    price = input_text(r, f"device.{o.device}.price")
-    if dec.quantity == "monthly_cost" and price:
-        n = show(p, "replicas") if "replicas" in p.values else show(p, "devices_needed")
-        unit = "replicas" if "replicas" in p.values else "devices"
-        return f": {n} {unit} at {price}"
-    if dec.quantity == "cost_per_million_tokens" and price:
-        return f": {show(p, 'tokens_per_s')} at {price}"
+    v = p.values
+    if dec.quantity == "monthly_cost" and "hourly_rate" in v and "cost_basis" in v:
+        n = v.get("fleet_devices", v.get("devices_needed"))
+        if n is not None:
+            return (f": {human(n, '')} devices × {show(p, 'hourly_rate')} ({BASIS_WORDS.get(v['cost_basis'])}) × "
+                    f"{HOURS_PER_MONTH:g} h")
+    if dec.quantity == "cost_per_million_tokens" and "hourly_rate" in v:
+        return f": {show(p, 'tokens_per_s')} per replica at {show(p, 'hourly_rate')} per device"
     return ""
 
 

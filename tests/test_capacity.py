@@ -112,7 +112,7 @@ def test_rent_own_breakeven_and_api():
     assert h100["rent_rate"] == pytest.approx(2.50 * 0.7 / hour)
     assert h100["own_rate"] == pytest.approx(own)
     assert h100["breakeven_utilisation"] == pytest.approx(own / (2.50 / hour))
-    assert h100["device_rate"] == pytest.approx(min(own, 2.50 * 0.7 / hour))          # owning is cheaper here
+    assert h100["hourly_rate"] == pytest.approx(min(own, 2.50 * 0.7 / hour))          # owning is cheaper here
     assert h100["monthly_cost"] == pytest.approx(h100["monthly_cost_own"])
     assert h100["monthly_cost_own"] == pytest.approx(h100["replicas"] * own * 365.25 / 12 * 86400)
     assert h100["api_cost_per_million_tokens"] == pytest.approx((0.20 * 300 + 0.05 * 1000) / 300)

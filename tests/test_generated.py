@@ -81,7 +81,7 @@ REQUIREMENTS = ("fits_memory", "fits", "meets_targets", "cloud", "on-prem", "edg
 
 # Quantities each kind computes (README "What is computed"); checks and `bound` are not objectives.
 COMMON_IDS = ("cpu_peak_rate", "peak_rate", "delivered_rate", "delivered_ridge_point", "ridge_point",
-              "delivered_bandwidth", "rent_rate", "own_rate", "device_rate", "breakeven_utilisation")
+              "delivered_bandwidth", "rent_rate", "own_rate", "hourly_rate", "breakeven_utilisation")
 OBJECTIVES = {
     "matmul": COMMON_IDS + ("flops", "macs", "bytes", "intensity", "attainable_rate", "padding_efficiency",
                             "compute_time", "memory_time", "kernel_time", "transfer_time", "overhead_time",

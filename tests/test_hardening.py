@@ -201,7 +201,7 @@ workloads:
             if isinstance(v, float):
                 assert v == v and abs(v) != float("inf"), (qid, v)
             else:
-                assert isinstance(v, bool) or v in ("memory", "compute", None), (qid, v)
+                assert isinstance(v, bool) or v in ("memory", "compute", "own", "reserved", "rent", None), (qid, v)
 
 
 text_st = st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from("\t\n="), min_size=1,

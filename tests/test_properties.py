@@ -123,7 +123,7 @@ def test_a_faster_device_never_needs_more_devices_for_a_deadline(role):
 
 TIMES = ("step_time", "ttft", "total_time", "kernel_time", "latency", "prefill_time", "duration", "request_latency")
 COSTS = ("monthly_cost", "cost_per_million_tokens", "cost_per_million_requests", "cost", "batch_job_cost",
-         "monthly_cost_rent", "device_rate", "rent_rate")
+         "monthly_cost_rent", "hourly_rate", "rent_rate")
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -112,7 +112,8 @@ def test_first_page_names_the_fleet_to_buy_and_its_capital():
     p = results(path).pair("chat", "h100").values
     first = squeezed(text(pdf(path), slice(0, 1)))
     assert squeezed(f"Fleet: {p['fleet_devices']:.0f} × h100: {p['replicas']:.0f} replicas "
-                    f"({p['servers']:.0f} for the peak + 1 spare); costed as owned, cheaper than renting; "
+                    f"({p['servers']:.0f} for the peak + 1 spare); costed as owned at $1.46/hour per device, cheaper "
+                    f"than renting at $1.75/hour; "
                     f"buying them costs {human(p['fleet_purchase'], 'USD', 'USD')}.") in first
     assert p["fleet_purchase"] == p["fleet_devices"] * 30000
 

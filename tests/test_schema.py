@@ -90,8 +90,8 @@ def test_base_is_clean_but_for_warnings():
      "s.yaml:3:16: error: compare: unknown device 'tpu'; did you mean 'gpu'?"),
     ("name: t", "name: t\nsweep: {batch: [1, 0]}",
      "s.yaml:3:20: error: sweep.batch[1]: must be greater than zero, got '0'"),
-    ("name: t", "name: t\ndecision: {objective: cheapness}",
-     "s.yaml:3:23: error: decision.objective: unknown quantity 'cheapness'"),
+    ("name: t", "name: t\ndecision: {objective: wibble}",
+     "s.yaml:3:23: error: decision.objective: unknown quantity 'wibble'"),
     ("name: t", "name: t\ndecision: {require: [fits_memroy]}",
      "s.yaml:3:22: error: decision.require[0]: unknown requirement 'fits_memroy'; expected one of: "
      "fits_memory, fits, meets_targets, cloud, on-prem, edge"),

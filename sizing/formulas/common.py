@@ -15,6 +15,8 @@ TOKEN = Const(1, "token")
 REQUEST = Const(1, "request")
 PER_MILLION = Const(1e6, "token/Mtoken")        # USD/token -> USD per million tokens
 MONTH = Const(2629800, "s/month")               # one month = 1/12 of 365.25 days
+YEAR_MONTHS = Const(12, "month")                # months in a year
+HORIZON = Const(94672800, "s")                  # 3 years of 365.25 days: the horizon where no amortisation is given
 HOST_COPIES = 3                                 # A in, B in, C out
 REQUEST_COPIES = 2                              # input in, output out
 KV_TENSORS = 2                                  # keys and values
@@ -36,6 +38,13 @@ def roofline_time(compute, memory):
 def plus(base, *extras):
     """base + the extras that apply; absent when the base is (fixed overheads alone are no time)."""
     return base if isinstance(base, Missing) else sum_present(base, *extras)
+
+
+def owned(q):
+    """Whether the totals own the device: owning is cheaper than renting, or owning is all that is priced."""
+    if q.has("own_rate") and q.has("rent_rate"):
+        return q.own_rate < q.rent_rate
+    return Const(q.has("own_rate")) if q.has("own_rate") or q.has("rent_rate") else NA
 
 
 def used_parameters(q):

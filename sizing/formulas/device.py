@@ -1,7 +1,7 @@
 """Device quantities: rates, ridge points, cost per device."""
 
-from .common import FLOP_PER_MAC
-from .expr import Const, first_present, min_present, sum_present
+from .common import FLOP_PER_MAC, owned
+from .expr import Const, Missing, first_present, min_present, sum_present, where
 from .graph import ALL, NA, quantity
 
 # -- device ---------------------------------------------------------------------------------
@@ -76,11 +76,19 @@ def own_rate(q):
         if q.has("purchase") else q.purchase
 
 
-@quantity(ALL, "device_rate", "USD/s",
-          "cost per device used for the totals: the cheaper of renting (with any commitment) and owning",
-          display="USD/hour", label="Cost per device")
-def device_rate(q):
+@quantity(ALL, "hourly_rate", "USD/s",
+          "cost per device and hour used for every total: the cheaper of renting (with any commitment) and owning",
+          display="USD/hour", label="Hourly rate used")
+def hourly_rate(q):
     return min_present(q.rent_rate, q.own_rate)
+
+
+@quantity(ALL, "cost_basis", "", "the basis of the hourly rate: own (purchase amortised + running costs), "
+          "reserved (rented with a commitment discount) or rent (on demand)", label="Cost basis", type="label")
+def cost_basis(q):
+    rent = where(q.reserved_discount > 0, "reserved", "rent") if q.has("reserved_discount") else Const("rent")
+    flag = owned(q)
+    return flag if isinstance(flag, Missing) else where(flag, "own", rent)
 
 
 @quantity(ALL, "breakeven_utilisation", "",

@@ -93,10 +93,10 @@ def fw_devices_needed(q):
     return q.replicas * q.replica_devices
 
 
-@quantity("forward", "monthly_cost", "USD/month", "devices needed × device cost × one month", display="USD/month",
+@quantity("forward", "monthly_cost", "USD/month", "devices needed × hourly rate used × one month", display="USD/month",
           warn=NO_PRICE, warn_on=("price", "purchase"), label="Monthly cost")
 def fw_monthly_cost(q):
-    return q.devices_needed * q.device_rate * MONTH
+    return q.devices_needed * q.hourly_rate * MONTH
 
 
 @quantity("forward", "meets_latency", "", "latency (with queueing at the peak) ≤ target",
@@ -121,7 +121,7 @@ def fw_target_slack(q):
           "device cost × devices per replica / (requests per second × utilisation) × one million requests",
           display="USD", label="Cost per million requests")
 def fw_cost_per_million(q):
-    return q.device_rate * q.replica_devices / (q.requests_per_s * utilisation_basis(q)) * REQUEST * 1e6
+    return q.hourly_rate * q.replica_devices / (q.requests_per_s * utilisation_basis(q)) * REQUEST * 1e6
 
 
 @quantity("forward", "item_time", "s", "bulk job: one item's FLOPs at the delivered rate of a replica",
@@ -138,7 +138,7 @@ def fw_batch_job_time(q):
 @quantity("forward", "batch_job_cost", "USD", "bulk job: time × devices per replica × price", display="USD",
           label="Bulk job cost")
 def fw_batch_job_cost(q):
-    return q.batch_job_time * q.replica_devices * q.device_rate
+    return q.batch_job_time * q.replica_devices * q.hourly_rate
 
 
 @comparison(("forward",), "speedup_vs", "", "latency on the other device / latency here", base="latency")

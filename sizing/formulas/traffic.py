@@ -1,7 +1,7 @@
 """Traffic: replicas for the peak with queueing (Erlang C), utilisation, and the serving costs."""
 
-from .common import MONTH, NO_PRICE, PER_MILLION, REQUEST, utilisation_basis
-from .expr import (TAIL, TINY, all_present, ceil, erlang_c, first_present, fleet_search, ln, maximum, sum_present,
+from .common import HORIZON, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, owned, utilisation_basis
+from .expr import (TAIL, TINY, Const, Missing, all_present, ceil, erlang_c, first_present, fleet_search, ln, maximum, sum_present,
                    where)
 from .graph import quantity
 
@@ -53,6 +53,39 @@ def fw_fleet_devices(q):
           label="Purchase of the fleet")
 def fleet_purchase(q):
     return q.fleet_devices * q.purchase
+
+
+@quantity(TRAFFIC, "capex", "USD", "capital: the fleet's purchase where it is owned, else nothing",
+          display="USD", label="Capital expense")
+def capex(q):
+    flag = owned(q)
+    return flag if isinstance(flag, Missing) else where(flag, q.fleet_devices * q.purchase, 0) \
+        if q.has("purchase") else Const(0, "USD")
+
+
+@quantity(TRAFFIC, "opex_monthly", "USD/month",
+          "running cost per month: owned, devices × (power × PUE × electricity + hosting); rented, devices × the "
+          "rental rate", display="USD/month", label="Operating expense per month")
+def opex_monthly(q):
+    running = sum_present(q.power * q.pue * q.electricity, q.hosting, Const(0, "USD/s"))
+    flag = owned(q)
+    if isinstance(flag, Missing):
+        return flag
+    per_device = where(flag, running, q.rent_rate) if q.has("rent_rate") else running
+    return q.fleet_devices * per_device * MONTH
+
+
+@quantity(TRAFFIC, "annual_cost", "USD", "one year of the monthly cost", display="USD", label="Cost per year")
+def annual_cost(q):
+    return q.monthly_cost * YEAR_MONTHS
+
+
+@quantity(TRAFFIC, "tco", "USD",
+          "total cost over the horizon (the amortisation period; 3 years where none is given): capital + "
+          "operating expense × months", display="USD", label="Total cost of ownership")
+def tco(q):
+    horizon = q.amortisation if q.has("amortisation") else HORIZON
+    return q.capex + q.opex_monthly * horizon / MONTH
 
 
 @quantity(TRAFFIC, "utilisation_at_peak", "", "busy share of the servers (without redundancy) at the peak",
@@ -120,13 +153,13 @@ def average_utilisation(q):
           "device cost × devices per replica / (tokens per second × utilisation), per million output tokens",
           display="USD/Mtoken", warn=NO_PRICE, warn_on=("price", "purchase"), label="Cost per million output tokens")
 def gen_cost_per_million(q):
-    return q.device_rate * q.replica_devices / (q.tokens_per_s * utilisation_basis(q)) * PER_MILLION
+    return q.hourly_rate * q.replica_devices / (q.tokens_per_s * utilisation_basis(q)) * PER_MILLION
 
 
-@quantity("generate", "monthly_cost", "USD/month", "replicas × devices per replica × device cost × one month",
+@quantity("generate", "monthly_cost", "USD/month", "devices in the fleet × hourly rate used × one month",
           display="USD/month", label="Monthly cost")
 def gen_monthly_cost(q):
-    return q.replicas * q.replica_devices * q.device_rate * MONTH
+    return q.fleet_devices * q.hourly_rate * MONTH
 
 
 @quantity("generate", "monthly_cost_rent", "USD/month", "the fleet rented: replicas × devices × rental cost",

@@ -207,4 +207,4 @@ def tr_meets_targets(q):
 @quantity("train", "cost", "USD", "duration × devices × device cost", display="USD", warn=NO_PRICE,
           warn_on=("price", "purchase"), label="Training cost")
 def tr_cost(q):
-    return q.duration * q.devices * q.device_rate
+    return q.duration * q.devices * q.hourly_rate

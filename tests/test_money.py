@@ -1,0 +1,58 @@
+"""Money that reconciles (issue 13, first part): one stated cost basis per option, and sums that multiply out."""
+
+import re
+
+import pytest
+
+from helpers import SCENARIOS, results_of
+
+from sizing.narrative import HOURS_PER_MONTH, cost_driver
+
+NAMES = [p.stem for p in SCENARIOS]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_monthly_cost_is_devices_times_the_rate_used_times_a_month(name):
+    r = results_of(name)
+    checked = 0
+    for p in r.pairs:
+        v = p.values
+        if "monthly_cost" not in v or "hourly_rate" not in v:
+            continue
+        devices = v.get("fleet_devices", v.get("devices_needed"))
+        assert v["monthly_cost"] == pytest.approx(devices * v["hourly_rate"] * HOURS_PER_MONTH * 3600, rel=1e-12)
+        assert v["cost_basis"] in ("own", "reserved", "rent")
+        if v["cost_basis"] == "own":
+            assert v["hourly_rate"] == v["own_rate"] and v["capex"] == pytest.approx(devices * r.inputs[
+                f"device.{p.device}.costs.purchase"].value.value)
+        else:
+            assert v["hourly_rate"] == v["rent_rate"] and v["capex"] == 0
+            assert v["opex_monthly"] == pytest.approx(v["monthly_cost"])
+        assert v["annual_cost"] == pytest.approx(12 * v["monthly_cost"])
+        checked += 1
+    if not checked:
+        pytest.skip(f"{name} prices no fleet")
+
+
+def test_owned_total_over_the_write_off_is_the_monthly_cost_times_its_months():
+    r = results_of("capacity-chat-8b")
+    for p in r.pairs:
+        v = p.values
+        months = r.inputs[f"device.{p.device}.costs.amortisation"].value.value / (HOURS_PER_MONTH * 3600)
+        assert v["cost_basis"] == "own"
+        assert v["tco"] == pytest.approx(v["capex"] + v["opex_monthly"] * months)
+        assert v["tco"] == pytest.approx(v["monthly_cost"] * months)       # capex amortised over the same months
+
+
+@pytest.mark.parametrize("name", ["chat-70b-fp8", "capacity-chat-8b", "moe-mixtral-serving"])
+def test_the_sentence_that_explains_a_cost_multiplies_to_it(name):
+    r = results_of(name)
+    dec = r.decision
+    for o in dec.options:
+        words = cost_driver(r, dec, o)
+        m = re.search(r"(\d[\d,]*) devices × \$([\d.,]+)/hour \((owned|rented on demand|rented with the commitment "
+                      r"discount)\) × 730\.5 h", words)
+        assert m, words
+        n, rate = int(m.group(1).replace(",", "")), float(m.group(2).replace(",", ""))
+        monthly = r.pair(dec.workload, o.device).values["monthly_cost"]
+        assert n * rate * HOURS_PER_MONTH == pytest.approx(monthly, rel=0.005)     # the rate is shown to 3-4 digits
