@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 @dataclass(frozen=True)
 class Memory:
     """How a kind's memory is drawn: the parts stacked to make the need of its `fits` check, which names
-    the need and the capacity it is held against (formulas/definitions.py)."""
+    the need and the capacity it is held against (sizing/formulas/)."""
 
     parts: tuple[tuple[str, str], ...]       # (label, quantity id)
     check: str = "fits"

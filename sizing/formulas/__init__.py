@@ -1,4 +1,4 @@
-"""The formula graph: every derived quantity defined once (see definitions.py)."""
+"""The formula graph: every derived quantity defined once (definitions.py imports the modules that define them)."""
 
 from . import definitions  # noqa: F401  (registers the quantities)
 from .expr import Const, Expr, Missing, Ref, evaluate, refs, to_excel, to_text
