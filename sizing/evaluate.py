@@ -336,7 +336,8 @@ def decide(r: Results) -> Decision | None:
         unranked.append((did, value, tuple(fails)))
     sign = -1 if maximise else 1
     unranked.sort(key=lambda o: (bool(o[2]), o[1] is None, sign * o[1] if o[1] is not None else 0))
-    options = tuple(Option(did, value, fails, i + 1) for i, (did, value, fails) in enumerate(unranked))
+    options = tuple(Option(did, value, fails, i + 1 if not fails else None)
+                    for i, (did, value, fails) in enumerate(unranked))
     best = options[0] if options and options[0].passes else None
     return Decision(objective, qid, d.unit if d else "", wid, maximise, require, options,
                     best.device if best else None)

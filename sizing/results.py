@@ -29,12 +29,13 @@ class Failure:
 
 @dataclass(frozen=True)
 class Option:
-    """One device ranked by the decision."""
+    """One device considered by the decision: ranked when it meets every requirement, else listed unranked
+    with what it fails."""
 
     device: str
     value: float | None         # the objective; None when it cannot be computed
     failures: tuple[Failure, ...]
-    rank: int
+    rank: int | None            # 1 = recommended; None: fails a requirement, so it is not ranked
 
     @property
     def passes(self) -> bool:

@@ -56,3 +56,14 @@ def test_the_sentence_that_explains_a_cost_multiplies_to_it(name):
         n, rate = int(m.group(1).replace(",", "")), float(m.group(2).replace(",", ""))
         monthly = r.pair(dec.workload, o.device).values["monthly_cost"]
         assert n * rate * HOURS_PER_MONTH == pytest.approx(monthly, rel=0.005)     # the rate is shown to 3-4 digits
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_option_that_fails_a_requirement_carries_a_rank(name):
+    dec = results_of(name).decision
+    if dec is None:
+        pytest.skip(f"{name} ranks nothing")
+    ranks = [o.rank for o in dec.options if o.passes]
+    assert ranks == list(range(1, len(ranks) + 1))
+    assert all(o.rank is None for o in dec.options if not o.passes)
+    assert dec.recommendation == (next((o.device for o in dec.options if o.rank == 1), None))

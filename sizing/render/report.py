@@ -262,7 +262,7 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
         value = show(p, qid, present.get(qid)) if o.value is not None else "n/a"
         if o.device == dec.recommendation:
             mark = i
-        rows.append((str(o.rank), o.device, value, *(show(p, q, present[q]) for q in figures),
+        rows.append((str(o.rank) if o.rank else "–", o.device, value, *(show(p, q, present[q]) for q in figures),
                      verdict(r, dec, o)))
     align = ("r", "l", "r") + ("r",) * len(figures) + ("l",)
     note = f"The same for every option: {'; '.join(same)}." if same else ""

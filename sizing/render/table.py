@@ -72,7 +72,8 @@ def render(r: Results) -> str:
         for o in d.options:
             why = "; ".join(f"fails {f.requirement} ({f.workload})" for f in o.failures)
             val = human(o.value, d.unit) if o.value is not None else "n/a"
-            lines.append(f"  {o.rank}. {o.device}: {val}{'  ' + why if why else ''}")
+            place = f"{o.rank}." if o.rank else "–"
+            lines.append(f"  {place} {o.device}: {val}{'  ' + why if why else ''}")
         rec = d.recommendation or "none: no option meets every requirement"
         lines.append(f"  recommendation: {rec}")
     return "\n".join(lines).rstrip() + "\n"
