@@ -1,6 +1,6 @@
 """Forward passes (encoders, embedders, classifiers, edge models): a batch of requests per pass."""
 
-from .common import (FLOP_PER_PARAM_TOKEN, MONTH, NO_FABRIC, NO_PRICE, REQUEST, REQUEST_COPIES, TOKEN,
+from .common import (FLOP_PER_PARAM_TOKEN, NO_FABRIC, REQUEST, REQUEST_COPIES, TOKEN,
                      TP_ALL_REDUCES, all_reduce, attention_flops, embedding, plus, roofline_time, utilisation_basis,
                      weights_read, without_fabric)
 from .expr import first_present, Missing, sum_present
@@ -91,12 +91,6 @@ def fw_response_p95(q):
           label="Devices for the peak", count=True)
 def fw_devices_needed(q):
     return q.replicas * q.replica_devices
-
-
-@quantity("forward", "monthly_cost", "USD/month", "devices needed × hourly rate used × one month", display="USD/month",
-          warn=NO_PRICE, warn_on=("price", "purchase"), label="Monthly cost")
-def fw_monthly_cost(q):
-    return q.devices_needed * q.hourly_rate * MONTH
 
 
 @quantity("forward", "meets_latency", "", "latency (with queueing at the peak) ≤ target",

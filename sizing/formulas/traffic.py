@@ -156,9 +156,9 @@ def gen_cost_per_million(q):
     return q.hourly_rate * q.replica_devices / (q.tokens_per_s * utilisation_basis(q)) * PER_MILLION
 
 
-@quantity("generate", "monthly_cost", "USD/month", "devices in the fleet × hourly rate used × one month",
-          display="USD/month", label="Monthly cost")
-def gen_monthly_cost(q):
+@quantity(TRAFFIC, "monthly_cost", "USD/month", "devices in the fleet × hourly rate used × one month",
+          display="USD/month", warn=NO_PRICE, warn_on=("price", "purchase"), label="Monthly cost")
+def monthly_cost(q):
     return q.fleet_devices * q.hourly_rate * MONTH
 
 
