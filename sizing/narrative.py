@@ -356,7 +356,8 @@ def finding(r: Results, pairs: list[Pair]) -> str:
                          for p in pairs) + "."
     if kind == "train":
         return "; ".join(f"{p.device}: state {show(p, 'state_bytes')}, " + train_fit(p)
-                         + f", {show(p, 'duration')}" + (f", {show(p, 'cost')}" if "cost" in p.values else "")
+                         + f", {show(p, 'duration')}" + (f", {show(p, 'cost')}" if p.values.get("cost") is not None
+                                                         else "")
                          for p in pairs) + "."
     if kind == "benchmark":
         return "; ".join(f"{show(p, 'cost_per_million_tokens')} measured, "
@@ -373,8 +374,10 @@ def train_fit(p: Pair) -> str:
         return f"fits on one device ({used} used)"
     if v.get("fits"):
         return f"fits sharded over the {used} used"
-    return (f"does not fit on the {used} used: {show(p, 'devices_to_fit')} would hold it sharded"
-            if "devices_to_fit" in v else f"does not fit on the {used} used")
+    if "devices_that_fit" not in v:
+        return f"does not fit on the {used} used"
+    priced = f", at a cost of {show(p, 'cost_that_fits')}" if "cost_that_fits" in v else ""
+    return f"does not fit on the {used} used: {show(p, 'devices_that_fit')} would hold it sharded{priced}"
 
 
 def precision_finding(s) -> str:

@@ -67,3 +67,15 @@ def test_no_option_that_fails_a_requirement_carries_a_rank(name):
     assert ranks == list(range(1, len(ranks) + 1))
     assert all(o.rank is None for o in dec.options if not o.passes)
     assert dec.recommendation == (next((o.device for o in dec.options if o.rank == 1), None))
+
+
+def test_a_training_setup_that_cannot_run_is_not_priced_but_the_one_that_fits_is():
+    r = results_of("ref-finetune-7b")
+    full = r.pair("full", "accelerator").values
+    assert full["fits"] is False and full["cost"] is None               # 112 GB on one 80 GB device: not priced
+    assert full["devices_that_fit"] == 2
+    # no fabric on the illustrative device: the two devices' time is the work at the training rate, halved
+    assert full["cost_that_fits"] == pytest.approx(full["flops"] / full["train_rate"] * full["hourly_rate"])
+    lora = r.pair("lora", "accelerator").values
+    assert lora["cost"] == pytest.approx(lora["cost_that_fits"]) == pytest.approx(
+        lora["duration"] * lora["devices"] * lora["hourly_rate"])

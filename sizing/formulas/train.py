@@ -3,7 +3,7 @@
 from .common import (ATTENTION_FLOP, FLOP_PER_PARAM_TOKEN, NO_FABRIC, NO_PRICE, PASS_FLOP_PER_PARAM_TOKEN, TOKEN,
                      TRAIN_TP_ALL_REDUCES, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce, plus, used_parameters,
                      without_fabric)
-from .expr import ceil, first_present, floor, max_present, maximum, sum_present
+from .expr import ceil, first_present, floor, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
 
 @quantity("train", "trainable_parameters", "", "parameters trained: all (full) or the LoRA share",
@@ -204,7 +204,26 @@ def tr_meets_targets(q):
     return q.meets_deadline
 
 
-@quantity("train", "cost", "USD", "duration × devices × device cost", display="USD", warn=NO_PRICE,
-          warn_on=("price", "purchase"), label="Training cost")
+@quantity("train", "cost", "USD", "duration × devices × hourly rate used, where the state fits the devices used "
+          "(a setup that cannot run is not priced)", display="USD", warn=NO_PRICE, warn_on=("price", "purchase"),
+          label="Training cost")
 def tr_cost(q):
-    return q.duration * q.devices * q.hourly_rate
+    return where(q.fits, q.duration * q.devices * q.hourly_rate, nothing())
+
+
+@quantity("train", "devices_that_fit", "", "the fewest whole replicas that hold the state, and at least the devices "
+          "used", label="Devices that hold the state", count=True)
+def tr_devices_that_fit(q):
+    return maximum(whole_replicas(q, q.devices_to_fit), q.devices)
+
+
+@quantity("train", "cost_that_fits", "USD",
+          "the same training on the devices that hold the state: (work at the training rate with the bubble + "
+          "steps × communication at that count) × devices × hourly rate used", display="USD",
+          label="Training cost on devices that hold the state")
+def tr_cost_that_fits(q):
+    n = q.devices_that_fit
+    time = q.flops / (q.train_rate * n) * (1 + bubble_share_at(q, n))
+    if without_fabric(q) is None:
+        time = time + q.steps * communication_at(q, n, gradient_sync_at(q, n))
+    return time * n * q.hourly_rate
