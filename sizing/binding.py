@@ -167,6 +167,7 @@ def texts_for(w: Entity, d: Entity | None, precision: str) -> dict[str, str]:
          "replica": replica_of(w, d), "recompute": "yes" if w.get("recompute") else None}
     if d is not None:
         t["device_kind"] = d.get("kind")
+        t["basis"] = d.get("costs.basis")
         where = [v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")]
         if where:
             t["deployment"] = ",".join(where)

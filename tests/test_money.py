@@ -79,3 +79,24 @@ def test_a_training_setup_that_cannot_run_is_not_priced_but_the_one_that_fits_is
     lora = r.pair("lora", "accelerator").values
     assert lora["cost"] == pytest.approx(lora["cost_that_fits"]) == pytest.approx(
         lora["duration"] * lora["devices"] * lora["hourly_rate"])
+
+
+@pytest.mark.parametrize("basis, rate, capex", [("rent", 2.50, 0.0), ("reserved", 1.75, 0.0), ("own", None, 30000.0)])
+def test_a_forced_cost_basis_is_the_rate_every_total_uses(basis, rate, capex):
+    from helpers import ROOT
+    from sizing.evaluate import evaluate
+    from sizing.scenario import load_scenario_bytes
+    text = (ROOT / "scenarios" / "capacity-chat-8b.yaml").read_text().replace(
+        "      reserved_discount: 30 %", f"      basis: {basis}\n      reserved_discount: 30 %")
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None, problems
+    v = evaluate(scn).pair("chat", "h100").values
+    assert v["cost_basis"] == basis
+    if rate is not None:
+        assert v["hourly_rate"] * 3600 == pytest.approx(rate)
+    else:
+        assert v["hourly_rate"] == v["own_rate"]
+    assert v["capex"] == pytest.approx(capex * v["fleet_devices"])
+    assert v["monthly_cost"] == pytest.approx(v["fleet_devices"] * v["hourly_rate"] * HOURS_PER_MONTH * 3600)
+    if basis != "own":
+        assert v["opex_monthly"] == pytest.approx(v["monthly_cost"])

@@ -40,8 +40,17 @@ def plus(base, *extras):
     return base if isinstance(base, Missing) else sum_present(base, *extras)
 
 
+def forced_basis(q) -> str | None:
+    """The cost basis the scenario forces (rent, reserved, own), or None for the cheapest priced."""
+    basis = q.text("basis")
+    return basis if basis in ("rent", "reserved", "own") else None
+
+
 def owned(q):
-    """Whether the totals own the device: owning is cheaper than renting, or owning is all that is priced."""
+    """Whether the totals own the device: as forced, else owning is cheaper than renting, or owning is all that is
+    priced."""
+    if forced_basis(q) is not None:
+        return Const(forced_basis(q) == "own")
     if q.has("own_rate") and q.has("rent_rate"):
         return q.own_rate < q.rent_rate
     return Const(q.has("own_rate")) if q.has("own_rate") or q.has("rent_rate") else NA

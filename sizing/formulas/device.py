@@ -1,6 +1,6 @@
 """Device quantities: rates, ridge points, cost per device."""
 
-from .common import FLOP_PER_MAC, owned
+from .common import FLOP_PER_MAC, forced_basis, owned
 from .expr import Const, Missing, first_present, min_present, sum_present, where
 from .graph import ALL, NA, quantity
 
@@ -77,15 +77,19 @@ def own_rate(q):
 
 
 @quantity(ALL, "hourly_rate", "USD/s",
-          "cost per device and hour used for every total: the cheaper of renting (with any commitment) and owning",
+          "cost per device and hour used for every total: the cheaper of renting (with any commitment) and owning, "
+          "or the basis the scenario forces",
           display="USD/hour", label="Hourly rate used")
 def hourly_rate(q):
-    return min_present(q.rent_rate, q.own_rate)
+    forced = {"rent": q.price, "reserved": q.rent_rate, "own": q.own_rate}.get(forced_basis(q))
+    return forced if forced is not None else min_present(q.rent_rate, q.own_rate)
 
 
 @quantity(ALL, "cost_basis", "", "the basis of the hourly rate: own (purchase amortised + running costs), "
           "reserved (rented with a commitment discount) or rent (on demand)", label="Cost basis", type="label")
 def cost_basis(q):
+    if forced_basis(q) is not None:
+        return Const(forced_basis(q)) if q.has("hourly_rate") else q.hourly_rate
     rent = where(q.reserved_discount > 0, "reserved", "rent") if q.has("reserved_discount") else Const("rent")
     flag = owned(q)
     return flag if isinstance(flag, Missing) else where(flag, "own", rent)

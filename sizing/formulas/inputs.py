@@ -102,6 +102,7 @@ text_input("operands", "where a matrix product's operands live: host or device")
 text_input("method", "training method: full or lora")
 text_input("device_kind", "device class: cpu, gpu, tpu, npu or accelerator")
 text_input("deployment", "where the device can be had: cloud, on-prem, edge")
+text_input("basis", "cost basis forced by the scenario: rent, reserved or own (cheapest: the cheaper priced)")
 text_input("replica", "single, multi or auto (training devices that follow from the state): whether a replica "
            "or a training job spans several devices")
 text_input("recompute", "yes when activations are recomputed in the backward pass")

@@ -1,6 +1,6 @@
 """Traffic: replicas for the peak with queueing (Erlang C), utilisation, and the serving costs."""
 
-from .common import HORIZON, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, owned, utilisation_basis
+from .common import HORIZON, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, forced_basis, owned, utilisation_basis
 from .expr import (TAIL, TINY, Const, Missing, all_present, ceil, erlang_c, first_present, fleet_search, ln, maximum, sum_present,
                    where)
 from .graph import quantity
@@ -71,7 +71,8 @@ def opex_monthly(q):
     flag = owned(q)
     if isinstance(flag, Missing):
         return flag
-    per_device = where(flag, running, q.rent_rate) if q.has("rent_rate") else running
+    rent = q.price if forced_basis(q) == "rent" else q.rent_rate
+    per_device = where(flag, running, rent) if q.has("rent_rate") else running
     return q.fleet_devices * per_device * MONTH
 
 

@@ -93,6 +93,9 @@ NETWORK_FIELDS = (
 )
 
 COST_FIELDS = (
+    Field("basis", Enum(("cheapest", "rent", "reserved", "own")), "How every total costs the device: the cheapest of "
+          "those priced, or forced: rent (the hourly price on demand), reserved (less the commitment discount), own "
+          "(purchase amortised + running costs).", default="cheapest"),
     Field("reserved_discount", Fraction(), "Committed-use discount on the hourly price.", nonnegative=True,
           maximum=1.0, default=0.0),
     Field("purchase", Quantity("money"), "On-premises purchase price per device (with its share of the server).",
