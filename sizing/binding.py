@@ -94,9 +94,9 @@ class Binder:
             text = str(entry["value"])
             value, unit = (parse_fraction(text), "") if isinstance(f.type, Fraction) else f.type.default(text)[:2]
             width = " (8-bit arithmetic)" if key != name else ""
-            kind = d.get("kind")
-            article = "an" if kind[0] in "aeiou" else "a"
-            v = derived(d, value, unit, text, f"default for {article} {kind}{width}: {evidence(entry)}")
+            family = d.get("kind")
+            article = "an" if family[0] in "aeiou" else "a"
+            v = derived(d, value, unit, text, f"default for {article} {family}{width}: {evidence(entry)}")
             out[name] = self.add(name, d, key, v)
         return out
 
