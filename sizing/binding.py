@@ -90,9 +90,8 @@ class Binder:
             if d.has(name) or name in out or key not in figures or (name == "train_efficiency") != (kind == "train"):
                 continue
             entry = figures[key]
-            f = next(x for x in DEVICE_FIELDS if x.name == name)
             text = str(entry["value"])
-            value, unit = (parse_fraction(text), "") if isinstance(f.type, Fraction) else f.type.default(text)[:2]
+            value, unit = figure(name, text)
             width = " (8-bit arithmetic)" if key != name else ""
             family = d.get("kind")
             article = "an" if family[0] in "aeiou" else "a"
@@ -132,6 +131,13 @@ class Binder:
         nbytes = PRECISION_BYTES[precision]
         v = derived(w, nbytes, "byte", precision, f"{precision} = {nbytes:g} bytes per value", like=like)
         return self.add(role, w, role, v)
+
+
+def figure(name: str, text: str) -> tuple[float, str]:
+    """A family default written as text ('80 %', '79 us'), read as the device field `name` reads it: (SI value,
+    SI unit)."""
+    f = next(x for x in DEVICE_FIELDS if x.name == name)
+    return (parse_fraction(text), "") if isinstance(f.type, Fraction) else tuple(f.type.default(text)[:2])
 
 
 def evidence(entry: dict) -> str:

@@ -7,6 +7,7 @@ import math
 
 from . import formulas as F
 from .evaluate import Pair, Results, scalar
+from .formulas.common import MONTH
 from .formulas.graph import QuantityDef
 from .render.format import human, number
 from .results import Crossover, Decision, Failure, Option
@@ -294,7 +295,7 @@ def time_driver(p: Pair) -> str:
 
 
 BASIS_WORDS = {"own": "owned", "reserved": "rented with the commitment discount", "rent": "rented on demand"}
-HOURS_PER_MONTH = 730.5
+HOURS_PER_MONTH = MONTH.value / 3600     # the formulas' month, in hours
 
 
 def basis_words(p: Pair) -> str:
@@ -313,10 +314,9 @@ def cost_driver(r: Results, dec: Decision, o: Option) -> str:
     p = r.pair(dec.workload, o.device)
     v = p.values
     if dec.quantity == "monthly_cost" and "hourly_rate" in v and "cost_basis" in v:
-        n = v.get("fleet_devices", v.get("devices_needed"))
-        if n is not None:
-            return (f": {human(n, '')} devices × {show(p, 'hourly_rate')} ({BASIS_WORDS.get(v['cost_basis'])}) × "
-                    f"{HOURS_PER_MONTH:g} h")
+        if "fleet_devices" in v:
+            return (f": {human(v['fleet_devices'], '')} devices × {show(p, 'hourly_rate')} "
+                    f"({BASIS_WORDS.get(v['cost_basis'])}) × {HOURS_PER_MONTH:g} h")
     if dec.quantity == "cost_per_million_tokens" and "hourly_rate" in v:
         return f": {show(p, 'tokens_per_s')} per replica at {show(p, 'hourly_rate')} per device"
     return ""

@@ -33,7 +33,6 @@ def value(r: Results, workload: str, device: str, qid: str):
 
 def family_figure(family: str, name: str) -> float:
     """A device family's default figure in SI units (fractions as shares, times in seconds)."""
+    from sizing.binding import figure
     from sizing.catalog import family_defaults
-    from sizing.units import parse_fraction, parse_quantity
-    text = str(family_defaults()[family][name]["value"])
-    return parse_fraction(text) if text.endswith("%") else parse_quantity(text, "duration")
+    return figure(name.removesuffix("_8bit"), str(family_defaults()[family][name]["value"]))[0]

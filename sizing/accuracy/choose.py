@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from ..catalog import HERE, family_defaults, measurements
-from ..units import parse_fraction, parse_quantity
+from ..binding import figure
 from .records import SKIP, TIMES, family_of, figure_of, held_out, narrow, predict
 
 MIN_RECORDS = 3
@@ -39,8 +39,7 @@ def figures_now() -> dict[str, dict[str, float]]:
     """The shipped defaults in SI (fractions as shares, the floor in seconds)."""
     out = {}
     for fam, figs in family_defaults().items():
-        out[fam] = {n: parse_fraction(str(f["value"])) if n != "layer_overhead" else
-                    parse_quantity(str(f["value"]), "duration") for n, f in figs.items()}
+        out[fam] = {n: figure(n.removesuffix("_8bit"), str(f["value"]))[0] for n, f in figs.items()}
         for n in ("efficiency", "train_efficiency"):
             out[fam].setdefault(f"{n}_8bit", out[fam][n])
     return out

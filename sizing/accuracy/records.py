@@ -164,9 +164,9 @@ def held_out(records: list[dict]) -> set[str]:
 
 def train_efficiency(r: dict, device_fields: dict) -> float:
     from ..catalog import family_defaults
-    from ..units import parse_fraction
+    from ..binding import figure
     text = device_fields.get("train_efficiency") or family_defaults()[family_of(r)][figure_of(r)]["value"]
-    return parse_fraction(str(text))
+    return figure("train_efficiency", str(text))[0]
 
 
 def narrow(r: dict) -> bool:

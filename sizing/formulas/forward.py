@@ -87,10 +87,10 @@ def fw_response_p95(q):
     return q.latency + q.queue_wait_p95
 
 
-@quantity("forward", "devices_needed", "", "devices for the peak: replicas × devices per replica",
+@quantity("forward", "devices_needed", "", "devices for the peak: the devices in the fleet",
           label="Devices for the peak", count=True)
 def fw_devices_needed(q):
-    return q.replicas * q.replica_devices
+    return q.fleet_devices
 
 
 @quantity("forward", "meets_latency", "", "latency (with queueing at the peak) ≤ target",

@@ -128,12 +128,18 @@ def gen_kv_position(q):
     return q.input_tokens + q.output_tokens / 2
 
 
+def decode_flops(q, tokens):
+    """A decode step's work over `tokens` tokens (one per sequence): 2 × parameters doing arithmetic per token +
+    attention at the average position."""
+    return sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * tokens,
+                       attention_flops(q, tokens, q.kv_position))
+
+
 @quantity("generate", "step_flops", "FLOP",
           "decode step: 2 × parameters used × tokens + attention (4 × layers × heads × head_dim × position per "
           "token)", display="GFLOP", label="Work per decode step")
 def gen_step_flops(q):
-    return sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * q.step_tokens,
-                       attention_flops(q, q.step_tokens, q.kv_position))
+    return decode_flops(q, q.step_tokens)
 
 
 @quantity("generate", "kv_read_per_sequence", "byte",
@@ -271,9 +277,7 @@ def gen_decode_tokens_per_s(q):
           label="Batch where decode turns compute-bound")
 def gen_compute_bound_batch(q):
     # The replica's device count cancels: both sides of memory time = compute time divide by it.
-    per_seq_flops = sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * TOKEN,
-                                attention_flops(q, TOKEN, q.kv_position))
-    per_seq_flops_time = per_seq_flops / q.delivered_rate
+    per_seq_flops_time = decode_flops(q, TOKEN) / q.delivered_rate
     if not q.has("kv_bytes_per_token"):
         return q.weights_bytes / q.delivered_bandwidth / per_seq_flops_time
     per_seq_kv_time = q.kv_read_per_sequence / q.delivered_bandwidth
@@ -294,9 +298,7 @@ def gen_best_batch(q):
     seq_prefill = q.prefill_flops / (q.delivered_rate * devices) / outputs
     fixed = sum_present(q.step_overhead_time, q.communication_fixed if comm else NA)
     budget = q.per_token_target if isinstance(fixed, Missing) else q.per_token_target - fixed * (1 + 1 / outputs)
-    per_seq_flops = sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * TOKEN,
-                                attention_flops(q, TOKEN, q.kv_position))
-    by_compute = budget / sum_present(per_seq_flops / (q.delivered_rate * devices), seq_prefill, seq_comm)
+    by_compute = budget / sum_present(decode_flops(q, TOKEN) / (q.delivered_rate * devices), seq_prefill, seq_comm)
     weights_time = all_weights_read(q) / (q.delivered_bandwidth * devices)   # every expert: conservative
     if not q.has("kv_bytes_per_token"):
         return where(weights_time <= budget, floor(by_compute), 0)
@@ -310,7 +312,7 @@ def gen_best_batch(q):
 def gen_best_batch_rate(q):
     devices = q.replica_devices
     tokens = q.best_batch * TOKEN
-    flops = sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * tokens, attention_flops(q, tokens, q.kv_position))
+    flops = decode_flops(q, tokens)
     bytes_ = sum_present(weights_read(q, tokens), q.best_batch * q.kv_read_per_sequence)
     step = plus(roofline_time(flops / (q.delivered_rate * devices), bytes_ / (q.delivered_bandwidth * devices)),
                 q.step_overhead_time, pass_communication(q, tokens) if q.has("communication_fixed") else NA)

@@ -37,15 +37,9 @@ def replicas(q):
     return q.servers + q.redundancy
 
 
-@quantity("generate", "fleet_devices", "", "devices to buy or rent: replicas × devices per replica",
+@quantity(TRAFFIC, "fleet_devices", "", "devices to buy or rent: replicas × devices per replica",
           label="Devices in the fleet", count=True)
-def gen_fleet_devices(q):
-    return q.replicas * q.replica_devices
-
-
-@quantity("forward", "fleet_devices", "", "devices to buy or rent: replicas × devices per replica",
-          label="Devices in the fleet", count=True)
-def fw_fleet_devices(q):
+def fleet_devices(q):
     return q.replicas * q.replica_devices
 
 
