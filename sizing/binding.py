@@ -121,8 +121,10 @@ class Binder:
                         f"optimizer {opt}: mixed-precision state bytes per parameter", like="optimizer")
             out["state_bytes_per_parameter"] = self.add("state_bytes_per_parameter", w,
                                                         "state_bytes_per_parameter", v)
-        if not w.has("traffic.utilisation") and K.get(w.get("kind")).default_utilisation:
-            v = derived(w, 1.0, "", "100 %", "default: busy all the time")
+        if not w.has("traffic.utilisation") and not w.has("traffic.average") \
+                and K.get(w.get("kind")).default_utilisation:
+            why = "default: the average traffic is the peak" if w.has("traffic.peak") else "default: busy all the time"
+            v = derived(w, 1.0, "", "100 %", why)
             out["utilisation"] = self.add("utilisation", w, "traffic.utilisation", v)
         return out
 

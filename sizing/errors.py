@@ -59,6 +59,7 @@ CODES = {
     "objective-not-computed": "a decision objective not computed for the workloads ranked",
     "wrong-workload-kind": "a benchmark tied to a workload that is not a generate workload",
     "average-above-peak": "traffic.average above traffic.peak",
+    "average-and-utilisation": "traffic.average and traffic.utilisation both given (one sets the other)",
     "parallel-mismatch": "a parallel layout that does not multiply to the devices it splits",
     "over-context": "input and output tokens beyond the model's context length (a warning)",
     "sweep-one-field": "a sweep of no field or of several",

@@ -331,8 +331,10 @@ def decide(r: Results) -> Decision | None:
         value = p.get(qid) if p else None
         fails = failures(r, did, require)
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-            value = None          # e.g. no rate at the workload's precision: it cannot be ranked
-            fails.append(Failure("computable", wid, qid))
+            value = None          # infeasible (not priced), or e.g. no rate at the workload's precision
+            fails += [f for f in infeasible(p, wid) if f not in fails] if p else []
+            if not fails:
+                fails.append(Failure("computable", wid, qid))
         unranked.append((did, value, tuple(fails)))
     sign = -1 if maximise else 1
     unranked.sort(key=lambda o: (bool(o[2]), o[1] is None, sign * o[1] if o[1] is not None else 0))
@@ -341,6 +343,15 @@ def decide(r: Results) -> Decision | None:
     best = options[0] if options and options[0].passes else None
     return Decision(objective, qid, d.unit if d else "", wid, maximise, require, options,
                     best.device if best else None)
+
+
+FEASIBLE = (("fits_memory", "fits"), ("meets_targets", "meets_targets"), ("demand_consistent", "demand_consistent"))
+
+
+def infeasible(p: Pair, wid: str) -> list[Failure]:
+    """Why an option is not priced, whatever the decision requires: it does not fit, misses a target, or its
+    demand is inconsistent (an infeasible fleet has no cost)."""
+    return [Failure(req, wid, qid) for req, qid in FEASIBLE if p.values.get(qid) is False]
 
 
 def failures(r: Results, did: str, require: tuple[str, ...]) -> list[Failure]:

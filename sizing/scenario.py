@@ -215,6 +215,10 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
     if avg is not None and peak is not None and avg.value > peak.value:
         chk.problem(avg, f"{path}.traffic.average", f"the average '{avg.text}' is above the peak '{peak.text}'",
                     "average-above-peak")
+    util = ent.values.get("traffic.utilisation")
+    if avg is not None and util is not None:
+        chk.problem(util, f"{path}.traffic.utilisation", "give the average or the utilisation, not both: the "
+                    "utilisation is the average as a share of the peak", "average-and-utilisation")
     if isinstance(node, Mapping) and (lacking := S.WORKLOAD.needs_message(kind, node.keys())):
         chk.problem(node, path, lacking, "missing-field")
     return ent

@@ -32,7 +32,10 @@ def test_by_default_an_option_must_fit_and_meet_its_targets():
 
 def test_explicit_requirements_replace_the_default():
     d = decided(TWO + "decision: {objective: cost_per_million_tokens, require: [meets_targets]}\n")
-    assert d.require == ("meets_targets",) and d.recommendation == "small"   # cheapest, though it won't fit
+    assert d.require == ("meets_targets",) and d.recommendation == "big"
+    small = d.option("small")     # cheaper, but it does not fit: not priced, not ranked, whatever is required
+    assert small.value is None and small.rank is None
+    assert [f.requirement for f in small.failures] == ["fits_memory"]
 
 
 def test_a_device_without_a_rate_at_the_precision_is_never_recommended():

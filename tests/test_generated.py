@@ -268,6 +268,8 @@ def traffic(draw) -> dict:
         t["average"] = f"{num(peak)} {unit}"
     t.update(draw(maybe({"utilisation": FRACTION, "max_utilisation": FRACTION,
                          "redundancy": st.integers(0, 3)}, p=0.5)))
+    if "average" in t:
+        t.pop("utilisation", None)          # one sets the other
     return t
 
 

@@ -62,7 +62,7 @@ def same(got: Any, want: Any) -> bool:
         return got is want or (type(got) in (int, float) and got in (0, 1) and bool(got) is want)
     if isinstance(want, str):
         return got == want
-    if want is None:                # no value: a blank cell
+    if want is None or (isinstance(want, float) and math.isnan(want)):     # no value: a blank cell
         return got in (None, "")
     return (isinstance(got, (int, float)) and not isinstance(got, bool)
             and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-300))

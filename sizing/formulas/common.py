@@ -61,11 +61,6 @@ def used_parameters(q):
     return first_present(q.active_parameters, q.parameters)
 
 
-def utilisation_basis(q):
-    """The busy share that prices idle time: from the average traffic where given, else as stated."""
-    return first_present(q.average_utilisation, q.utilisation)
-
-
 # -- collectives (alpha-beta: a fixed latency per step plus bytes over the bandwidth) ---------
 def without_fabric(q):
     """What communication is when the device has no fabric: nothing on one device (or when a training's devices

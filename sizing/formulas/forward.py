@@ -1,10 +1,11 @@
 """Forward passes (encoders, embedders, classifiers, edge models): a batch of requests per pass."""
 
-from .common import (FLOP_PER_PARAM_TOKEN, NO_FABRIC, REQUEST, REQUEST_COPIES, TOKEN,
-                     TP_ALL_REDUCES, all_reduce, attention_flops, embedding, plus, roofline_time, utilisation_basis,
+from .common import (FLOP_PER_PARAM_TOKEN, MONTH, NO_FABRIC, REQUEST, REQUEST_COPIES, TOKEN,
+                     TP_ALL_REDUCES, all_reduce, attention_flops, embedding, plus, roofline_time,
                      weights_read, without_fabric)
 from .expr import first_present, Missing, sum_present
 from .graph import NA, comparison, quantity
+from .traffic import priced
 
 @quantity("forward", "footprint_bytes", "byte", "weights: parameters × bytes per value", display="MB", label="Weights")
 def fw_footprint(q):
@@ -112,10 +113,13 @@ def fw_target_slack(q):
 
 
 @quantity("forward", "cost_per_million_requests", "USD",
-          "device cost × devices per replica / (requests per second × utilisation) × one million requests",
+          "with traffic: monthly cost / requests served per month at the average traffic; without: device cost × "
+          "devices per replica / (requests per second × utilisation); × one million requests",
           display="USD", label="Cost per million requests")
 def fw_cost_per_million(q):
-    return q.hourly_rate * q.replica_devices / (q.requests_per_s * utilisation_basis(q)) * REQUEST * 1e6
+    if q.has("peak_traffic"):
+        return priced(q, q.monthly_cost / (q.average_rate * MONTH) * REQUEST * 1e6)
+    return priced(q, q.hourly_rate * q.replica_devices / (q.requests_per_s * q.utilisation) * REQUEST * 1e6)
 
 
 @quantity("forward", "item_time", "s", "bulk job: one item's FLOPs at the delivered rate of a replica",

@@ -1,8 +1,8 @@
 """Traffic: replicas for the peak with queueing (Erlang C), utilisation, and the serving costs."""
 
-from .common import HORIZON, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, forced_basis, owned, utilisation_basis
-from .expr import (TAIL, TINY, Const, Missing, all_present, ceil, erlang_c, first_present, fleet_search, ln, maximum, sum_present,
-                   where)
+from .common import HORIZON, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, forced_basis, owned
+from .expr import (TAIL, TINY, Const, Missing, all_of, all_present, ceil, erlang_c, first_present, fleet_search, ln,
+                   maximum, nothing, sum_present, where)
 from .graph import quantity
 
 TRAFFIC = ("generate", "forward")
@@ -46,15 +46,16 @@ def fleet_devices(q):
 @quantity(TRAFFIC, "fleet_purchase", "USD", "capital to buy the fleet: devices × purchase price", display="USD",
           label="Purchase of the fleet")
 def fleet_purchase(q):
-    return q.fleet_devices * q.purchase
+    return priced(q, q.fleet_devices * q.purchase)
 
 
 @quantity(TRAFFIC, "capex", "USD", "capital: the fleet's purchase where it is owned, else nothing",
           display="USD", label="Capital expense")
 def capex(q):
     flag = owned(q)
-    return flag if isinstance(flag, Missing) else where(flag, q.fleet_devices * q.purchase, 0) \
-        if q.has("purchase") else Const(0, "USD")
+    if isinstance(flag, Missing):
+        return flag
+    return priced(q, where(flag, q.fleet_devices * q.purchase, 0) if q.has("purchase") else Const(0, "USD"))
 
 
 @quantity(TRAFFIC, "opex_monthly", "USD/month",
@@ -67,12 +68,12 @@ def opex_monthly(q):
         return flag
     rent = q.price if forced_basis(q) == "rent" else q.rent_rate
     per_device = where(flag, running, rent) if q.has("rent_rate") else running
-    return q.fleet_devices * per_device * MONTH
+    return priced(q, q.fleet_devices * per_device * MONTH)
 
 
 @quantity(TRAFFIC, "annual_cost", "USD", "one year of the monthly cost", display="USD", label="Cost per year")
 def annual_cost(q):
-    return q.monthly_cost * YEAR_MONTHS
+    return priced(q, q.monthly_cost * YEAR_MONTHS)
 
 
 @quantity(TRAFFIC, "tco", "USD",
@@ -80,7 +81,7 @@ def annual_cost(q):
           "operating expense × months", display="USD", label="Total cost of ownership")
 def tco(q):
     horizon = q.amortisation if q.has("amortisation") else HORIZON
-    return q.capex + q.opex_monthly * horizon / MONTH
+    return priced(q, q.capex + q.opex_monthly * horizon / MONTH)
 
 
 @quantity(TRAFFIC, "utilisation_at_peak", "", "busy share of the servers (without redundancy) at the peak",
@@ -138,35 +139,69 @@ def gen_target_slack(q):
     return q.ttft_target - q.ttft
 
 
+@quantity(TRAFFIC, "average_rate", "request/s",
+          "average arrival rate: as given (traffic.average), else the peak × utilisation", display="request/s",
+          label="Average traffic")
+def average_rate(q):
+    return first_present(q.average_traffic, q.peak_traffic * q.utilisation)
+
+
+@quantity(TRAFFIC, "demand_consistent", "", "average ≤ peak ≤ what the servers (without redundancy) serve",
+          label="Demand consistent", type="check")
+def demand_consistent(q):
+    return all_of(q.average_rate <= q.peak_traffic, q.peak_traffic <= q.servers * q.requests_per_s)
+
+
+@quantity(TRAFFIC, "feasible_fleet", "", "fits in memory, meets every latency target given and the demand is "
+          "consistent: only a feasible fleet is priced", label="Feasible (so priced)", type="check")
+def feasible(q):
+    return all_present(q.fits, q.meets_targets, q.demand_consistent)
+
+
+def priced(q, value):
+    """A fleet's money where the fleet is feasible, else nothing (a blank cell): an infeasible option has no price."""
+    ok = q.feasible_fleet
+    return value if isinstance(ok, Missing) or isinstance(value, Missing) else where(ok, value, nothing())
+
+
 @quantity(TRAFFIC, "average_utilisation", "", "busy share of the whole fleet at the average traffic",
           display="%", label="Average utilisation")
 def average_utilisation(q):
-    return q.average_traffic / (q.replicas * q.requests_per_s)
+    return q.average_rate / (q.replicas * q.requests_per_s)
+
+
+@quantity("generate", "tokens_per_month", "token/month", "output tokens served in a month at the average traffic",
+          display="Mtoken/month", label="Output tokens served per month")
+def gen_tokens_per_month(q):
+    return q.average_rate / REQUEST * q.output_tokens * MONTH
 
 
 @quantity("generate", "cost_per_million_tokens", "USD/Mtoken",
-          "device cost × devices per replica / (tokens per second × utilisation), per million output tokens",
+          "with traffic: monthly cost / output tokens served per month at the average traffic; without: device "
+          "cost × devices per replica / (tokens per second × utilisation); per million output tokens",
           display="USD/Mtoken", warn=NO_PRICE, warn_on=("price", "purchase"), label="Cost per million output tokens")
 def gen_cost_per_million(q):
-    return q.hourly_rate * q.replica_devices / (q.tokens_per_s * utilisation_basis(q)) * PER_MILLION
+    if q.has("peak_traffic"):
+        return priced(q, q.monthly_cost / q.tokens_per_month * PER_MILLION)
+    return priced(q, q.hourly_rate * q.replica_devices / (q.tokens_per_s * q.utilisation) * PER_MILLION)
 
 
 @quantity(TRAFFIC, "monthly_cost", "USD/month", "devices in the fleet × hourly rate used × one month",
           display="USD/month", warn=NO_PRICE, warn_on=("price", "purchase"), label="Monthly cost")
 def monthly_cost(q):
-    return q.fleet_devices * q.hourly_rate * MONTH
+    return priced(q, q.fleet_devices * q.hourly_rate * MONTH)
 
 
 @quantity("generate", "monthly_cost_rent", "USD/month", "the fleet rented: replicas × devices × rental cost",
           display="USD/month", label="Monthly cost, rented")
 def gen_monthly_rent(q):
-    return q.replicas * q.replica_devices * q.rent_rate * MONTH
+    return priced(q, q.replicas * q.replica_devices * q.rent_rate * MONTH)
 
 
 @quantity("generate", "monthly_cost_own", "USD/month", "the fleet owned: replicas × devices × on-premises cost",
           display="USD/month", label="Monthly cost, owned")
 def gen_monthly_own(q):
-    return q.replicas * q.replica_devices * q.own_rate * MONTH
+    return priced(q, q.replicas * q.replica_devices * q.own_rate * MONTH)
 
 
 @quantity("generate", "api_cost_per_request", "USD/request",
@@ -186,7 +221,7 @@ def gen_api_cost(q):
 @quantity("generate", "api_monthly_cost", "USD/month", "hosted API at the average traffic for one month",
           display="USD/month", label="Hosted API, monthly")
 def gen_api_monthly(q):
-    return q.average_traffic * q.api_cost_per_request * MONTH
+    return q.average_rate * q.api_cost_per_request * MONTH
 
 
 @quantity("generate", "cheaper_than_api", "", "own fleet's cost per million tokens ≤ the API's",

@@ -186,10 +186,10 @@ MODEL_FIELDS = (
 
 TRAFFIC_FIELDS = (
     Field("peak", Quantity("request_rate"), "Peak arrival rate.", positive=True, example="20 request/s"),
-    Field("average", Quantity("request_rate"), "Average arrival rate (sets the utilisation that prices idle time).",
-          positive=True, example="8 request/s"),
-    Field("utilisation", Fraction(), "Average busy fraction of the devices (prices idle time).",
-          positive=True, maximum=1.0, default=1.0),
+    Field("average", Quantity("request_rate"), "Average arrival rate: what the fleet serves in a month, so the "
+          "cost per unit of work and the average utilisation.", positive=True, example="8 request/s"),
+    Field("utilisation", Fraction(), "With a peak: the average traffic as a share of the peak (give this or "
+          "`average`). Without: the busy share of one replica. Default 100 %.", positive=True, maximum=1.0),
     Field("max_utilisation", Fraction(), "Highest planned utilisation at the peak (headroom).",
           positive=True, maximum=1.0, default=1.0),
     Field("redundancy", Integer(), "Extra replicas beyond the peak's need (N+k).", nonnegative=True, default=0),

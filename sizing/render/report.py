@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -511,11 +512,14 @@ def utilisation_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
     if not any(qid in p.values for p in pairs):
         return None
     average, peak = (f"workload.{wid}.traffic.{f}" for f in ("average", "peak"))
-    if average in used_keys(pairs) and peak in r.inputs:
-        env = what_if(r, {average: r.inputs[peak].value.value * np.linspace(0.02, 1.0, 96)}, pairs)
+    key = f"workload.{wid}.{sweep_paths('utilisation')[0]}"
+    if peak in r.inputs and (average in used_keys(pairs) or key in r.inputs):
+        grid = np.linspace(0.02, 1.0, 96)
+        swept = {average: r.inputs[peak].value.value * grid} if average in used_keys(pairs) else {key: grid}
+        env = what_if(r, swept, pairs)
         xs = {p.device: env.get(f"{wid}/{p.device}/average_utilisation") for p in pairs}
         what = "average traffic (2 % to 100 % of the peak) swept; the fleet is sized for the peak"
-    elif (key := f"workload.{wid}.{sweep_paths('utilisation')[0]}") in r.inputs:
+    elif key in r.inputs:
         env = what_if(r, {key: UTILISATION_GRID}, pairs)
         xs = {p.device: UTILISATION_GRID for p in pairs}
         what = "utilisation swept"
@@ -523,12 +527,13 @@ def utilisation_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
         return None
     col = colours(r)
     d = defs(pairs)[qid]
-    name, factor = charts.scaled([p.values[qid] for p in pairs if qid in p.values], d.unit)
+    name, factor = charts.scaled([p.values[qid] for p in pairs if isinstance(p.values.get(qid), float)
+                                  and math.isfinite(p.values[qid])], d.unit)
     series, stated = [], []
     for p in pairs:
         x = xs[p.device]
-        if qid not in p.values or x is None:
-            continue
+        if not isinstance(p.values.get(qid), float) or not math.isfinite(p.values[qid]) or x is None:
+            continue                      # not priced (infeasible) or not computed
         ys = np.broadcast_to(env[f"{wid}/{p.device}/{qid}"], np.shape(x)) / factor
         series.append(charts.Series(p.device, col[p.device], list(x), list(ys)))
         at = p.values.get("average_utilisation", r.inputs[f"workload.{wid}.traffic.utilisation"].value.value
