@@ -112,11 +112,11 @@ def check_benchmarks(chk: Checker, benches: list[Entity], devices: dict, workloa
                             "wrong-workload-kind")
 
 
-def check_decision(chk: Checker, decision: Entity, workloads: dict) -> None:
+def check_decision(chk: Checker, decision: Entity, workloads: dict, path: str = "decision") -> None:
     """The decision names a known workload and a quantity computed for it (the checker knows requirements)."""
     ref = decision.values.get("workload")
     if ref and ref.value not in workloads:
-        chk.problem(ref, "decision.workload", f"unknown workload '{ref.value}'{suggest(ref.value, workloads)}",
+        chk.problem(ref, f"{path}.workload", f"unknown workload '{ref.value}'{suggest(ref.value, workloads)}",
                     "unknown-reference")
     obj = decision.values["objective"]
     chosen = [workloads[ref.value]] if ref and ref.value in workloads else list(workloads.values())
@@ -124,9 +124,9 @@ def check_decision(chk: Checker, decision: Entity, workloads: dict) -> None:
     known = {d.id for d in QUANTITIES if d.id not in NOT_RANKABLE and not d.id.startswith(CHECK_PREFIXES)}
     ids = {d.id for k in kinds for d in quantity_defs(k)}
     if obj.value not in known | set(K.OBJECTIVE_WORDS):
-        chk.problem(obj, "decision.objective", f"unknown quantity '{obj.value}'{suggest(obj.value, known)}",
+        chk.problem(obj, f"{path}.objective", f"unknown quantity '{obj.value}'{suggest(obj.value, known)}",
                     "unknown-quantity")
     elif kinds and not any(K.objective_id(obj.value, k) in ids for k in kinds):
         what = f"workload '{ref.value}'" if ref else "any workload of this scenario"
-        chk.problem(obj, "decision.objective", f"'{obj.value}' is not computed for {what} "
+        chk.problem(obj, f"{path}.objective", f"'{obj.value}' is not computed for {what} "
                     f"({', '.join(sorted(kinds))}); e.g. latency, cost or monthly_cost", "objective-not-computed")

@@ -13,9 +13,9 @@ from .binding import Binder, Input, derived, pair_plan  # noqa: F401  (Input, de
 from .errors import Problem
 from .formulas.graph import Planned, QuantityDef
 from . import kinds as K
-from .kinds import objective_id
-from .results import Crossover, Decision, Failure, Option
-from .schema import REQUIREMENTS, Entity, Scenario
+from .decide import BUDGETS, decide
+from .results import Crossover, Decision
+from .schema import Entity, Scenario
 from .scenario import Sweep
 
 # Sweep parameters that are not a field of the same name.
@@ -60,9 +60,14 @@ class Results:
     inputs: dict[str, Input]
     pairs: list[Pair]
     sweeps: list[SweepResult]
-    decision: Decision | None
+    decisions: tuple[Decision, ...]
     problems: list[Problem]
     crossovers: list[Crossover] = field(default_factory=list)   # found without a sweep (matmul size)
+
+    @property
+    def decision(self) -> Decision | None:
+        """The first decision (the one a scenario with a single `decision` block has)."""
+        return self.decisions[0] if self.decisions else None
 
     def pair(self, workload: str, device: str) -> Pair | None:
         return next((p for p in self.pairs if p.workload == workload and p.device == device), None)
@@ -129,9 +134,12 @@ def evaluate(scn: Scenario) -> Results:
         problems.append(Problem(scn.file, s.line, s.col, f"sweep.{s.parameter}",
                                 f"no compared workload has '{s.parameter}' to sweep; nothing was swept", "warning",
                                 code="nothing-swept"))
-    results = Results(scn, binder.inputs, pairs, sweeps, None, problems)
+    for dec in scn.decisions:
+        for field_name, role in BUDGETS:
+            binder.add(role, dec, f"budget.{field_name}")
+    results = Results(scn, binder.inputs, pairs, sweeps, (), problems)
     results.crossovers = size_crossovers(scn, pairs, env, sweeps)
-    results.decision = decide(results)
+    results.decisions = decide(results)
     return results
 
 
@@ -303,67 +311,6 @@ def refine(ab, qid: str, env: dict, keys: list[str], lo: float, hi: float) -> fl
     return float(x0 - d0 * (x1 - x0) / (d1 - d0)) if d1 != d0 else float(x0)
 
 
-# -- decision -------------------------------------------------------------------------------
-DEFAULT_REQUIREMENTS = ("fits_memory", "meets_targets")   # an option must run and meet its targets
-
-
-def decide(r: Results) -> Decision | None:
-    """Rank the compared devices by the objective; list each requirement an option fails."""
-    dec = r.scenario.decision
-    if not r.scenario.compare:
-        return None                       # no option to rank
-    objective = dec.get("objective") if dec else "cost_per_million_tokens"
-    wid = dec.get("workload") if dec else None
-    if wid is None:
-        wid = next((p.workload for p in r.pairs if K.get(p.kind).workload
-                    and objective_id(objective, p.kind) in p.values), None)
-    if wid is None:
-        return None
-    kind = r.scenario.workloads[wid].get("kind")
-    qid = objective_id(objective, kind)
-    d = F.definition(qid, kind)
-    maximise = bool(d and d.maximise)
-    given = [v.value for k, v in sorted(dec.values.items()) if k.startswith("require[")] if dec else []
-    require = tuple(given or DEFAULT_REQUIREMENTS)
-    unranked = []
-    for did in r.scenario.compare:
-        p = r.pair(wid, did)
-        value = p.get(qid) if p else None
-        fails = failures(r, did, require)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-            value = None          # infeasible (not priced), or e.g. no rate at the workload's precision
-            fails += [f for f in infeasible(p, wid) if f not in fails] if p else []
-            if not fails:
-                fails.append(Failure("computable", wid, qid))
-        unranked.append((did, value, tuple(fails)))
-    sign = -1 if maximise else 1
-    unranked.sort(key=lambda o: (bool(o[2]), o[1] is None, sign * o[1] if o[1] is not None else 0))
-    options = tuple(Option(did, value, fails, i + 1 if not fails else None)
-                    for i, (did, value, fails) in enumerate(unranked))
-    best = options[0] if options and options[0].passes else None
-    return Decision(objective, qid, d.unit if d else "", wid, maximise, require, options,
-                    best.device if best else None)
-
-
-FEASIBLE = (("fits_memory", "fits"), ("meets_targets", "meets_targets"), ("demand_consistent", "demand_consistent"))
-
-
-def infeasible(p: Pair, wid: str) -> list[Failure]:
-    """Why an option is not priced, whatever the decision requires: it does not fit, misses a target, or its
-    demand is inconsistent (an infeasible fleet has no cost)."""
-    return [Failure(req, wid, qid) for req, qid in FEASIBLE if p.values.get(qid) is False]
-
-
-def failures(r: Results, did: str, require: tuple[str, ...]) -> list[Failure]:
-    out = []
-    for req in require:
-        qid = REQUIREMENTS.get(req, req)
-        for p in r.pairs:
-            if p.device == did and p.values.get(qid) is False:
-                out.append(Failure(req, p.workload, qid))
-    return out
-
-
 # -- what-if -----------------------------------------------------------------------------
 def what_if(results: Results, overrides: dict[str, Any], pairs: list[Pair] | None = None) -> dict[str, Any]:
     """Re-run the engine with some inputs replaced (scalars or numpy arrays); returns keys workload/device/qid."""
@@ -373,9 +320,12 @@ def what_if(results: Results, overrides: dict[str, Any], pairs: list[Pair] | Non
 
 
 def decide_with(results: Results, env: dict[str, Any]) -> Decision | None:
-    """The engine's decision on the values of a what-if run."""
+    """The engine's (first) decision on the values of a what-if run."""
     pairs = [replace(p, values={x.d.id: scalar(env[x.key]) for x in p.present()}) for p in results.pairs]
-    return decide(replace(results, pairs=pairs))
+    inputs = {k: replace(i, value=replace(i.value, value=scalar(env[k]))) if k in env else i
+              for k, i in results.inputs.items()}
+    decided = decide(replace(results, pairs=pairs, inputs=inputs))
+    return decided[0] if decided else None
 
 
 def decide_each(r: Results, changes: list[tuple[str, float]]) -> list[Decision | None]:

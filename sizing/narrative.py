@@ -118,52 +118,82 @@ def fleet_words(r: Results, p: Pair | None) -> str:
 def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
     """The dominant constraint behind the recommendation, in words, from the engine's values."""
     ranking = dec.options
-    best = dec.recommendation
-    qid, wid = dec.quantity, dec.workload
+    b = dec.best
+    wid = dec.workload
     word = "highest" if dec.maximise else "lowest"
     req = [REQUIRE_WORDS.get(x, x.replace("_", " ")) for x in dec.require]
-    if best is None:
-        return "no option qualifies", [f"No option compared can {' and '.join(req)}; the verdicts below give each "
+    if b is None:
+        return "no option qualifies", [f"No option compared can {' and '.join(req)}"
+                                       f"{' within the budget' if dec.budget else ''}; the verdicts below give each "
                                        f"option's shortfall in the engine's figures."]
-    p = r.pair(wid, best)
+    p = r.pair(wid, b.device)
     checked = [("finish by the deadline" if x == "meets_targets" and p.kind == "train" else
                 REQUIRE_WORDS.get(x, x.replace("_", " "))) for x in dec.require
                if isinstance(p.values.get(REQUIREMENTS.get(x, x)), bool)]      # only what the pair checks
-    cond = f", among those that {' and '.join(checked)}" if checked else ""
+    if dec.budget:
+        checked.append("keep within the budget")
+    cond = f", among those that {' and '.join(checked)}" if checked and b.variant != "api" else ""
+    name = option_name(b)
     if len(ranking) > 1:
-        first = f"{best} has the {word} {objective_words(dec)} ({show(p, qid)}) of the {len(ranking)} options " \
-                f"compared{cond}."
+        first = f"{name[0].upper()}{name[1:]} has the {word} {objective_words(dec)} ({value_words(r, dec, b)}) " \
+                f"of the {len(ranking)} options compared{cond}."
     else:
-        first = f"{best} is the only option compared; its {objective_words(dec)} is {show(p, qid)}" + \
+        first = f"{name} is the only option compared; its {objective_words(dec)} is {value_words(r, dec, b)}" + \
                 (f" and it does {' and '.join(checked)}." if checked else ".")
     cheapest = min((o for o in ranking if o.value is not None),
                    key=lambda o: -o.value if dec.maximise else o.value, default=None)
-    if cheapest is not None and cheapest.device != best and cheapest.failures:
+    extra = money(p, dec) if b.variant == "fleet" else [cost_sentence(r, dec, b)]
+    if cheapest is not None and cheapest.id != b.id and cheapest.failures:
         tag = failure_tag(cheapest.failures)
-        lost = f"{cheapest.device} would have the {word} {objective_words(dec)} " \
-               f"({show(r.pair(wid, cheapest.device), qid)}) but {failure_words(r, cheapest)}."
-        return tag, [first, lost] + physics(r, p)[1] + money(p)
+        lost = f"{option_name(cheapest)} would have the {word} {objective_words(dec)} " \
+               f"({value_words(r, dec, cheapest)}) but {failure_words(r, cheapest, dec)}."
+        return tag, [first, lost] + (physics(r, p)[1] if b.variant != "api" else []) + extra
+    if b.variant == "api":
+        return "make or buy: the hosted API", [first] + extra
     tag, more = physics(r, p)
-    return tag, [first] + more + money(p)
+    return ("make or buy: busy hours rented" if b.variant == "busy_hours" else tag), [first] + more + extra
 
 
-def money(p: Pair) -> list[str]:
-    """Renting against owning, and against a hosted API, where the engine prices them."""
+def option_name(o: Option) -> str:
+    """An option as a sentence names it: 'h100', 'h100 rented for its busy hours only', 'the hosted API'."""
+    if o.variant == "fleet":
+        return o.device
+    return "the hosted API" if o.variant == "api" else f"{o.device} rented for its busy hours only"
+
+
+def value_words(r: Results, dec: Decision, o: Option) -> str:
+    """An option's objective value as the report shows it."""
+    p = r.pair(dec.workload, o.device)
+    return show(p, o.quantity) if o.value is not None else "n/a"
+
+
+def cost_sentence(r: Results, dec: Decision, o: Option) -> str:
+    """How a service option is priced, its one definition in the engine's figures."""
+    p = r.pair(dec.workload, o.device)
+    if o.variant == "api":
+        return f"The hosted API is priced per token: {api_words(r, p)}."
+    return (f"Renting only the busy hours pays the on-demand price for the devices the average traffic keeps busy "
+            f"at the planned maximum utilisation, with no spare replica{cost_driver(r, dec, o)}; it assumes "
+            f"capacity follows the traffic.")
+
+
+def money(p: Pair, dec: Decision | None = None) -> list[str]:
+    """The fleet's cost basis against the other one, where the engine prices both."""
     v, out = p.values, []
     if "monthly_cost_own" in v and "monthly_cost_rent" in v:
-        out.append(f"Rented around the clock this fleet costs {show(p, 'monthly_cost_rent')}; owned, "
-                   f"{show(p, 'monthly_cost_own')}.")
-        if isinstance(v.get("breakeven_utilisation"), float):
-            avg = f"; this fleet averages {show(p, 'average_utilisation')}" if "average_utilisation" in v else ""
-            out.append(breakeven_words(p, "Renting only the busy hours") + avg + ".")
-    if "api_monthly_cost" in v or "api_cost_per_million_tokens" in v:
-        cheaper = v.get("cheaper_than_api")
-        verdict = "" if cheaper is None else " — the fleet is cheaper per token" if cheaper else \
-            " — less than this fleet per token"
-        monthly = f"{show(p, 'api_monthly_cost')} at the average traffic, " if "api_monthly_cost" in v else ""
-        out.append(f"A hosted API would cost {monthly}{show(p, 'api_cost_per_million_tokens')} against "
-                   f"{show(p, 'cost_per_million_tokens')} here{verdict}.")
+        out.append(f"Held all month this fleet costs {show(p, 'monthly_cost_own')} owned and "
+                   f"{show(p, 'monthly_cost_rent')} rented.")
     return out
+
+
+def api_words(r: Results, p: Pair) -> str:
+    """The API's price per request and per million output tokens, as the engine multiplies them."""
+    w = f"workload.{p.workload}"
+    parts = [f"{input_text(r, f'{w}.output_tokens')} output tokens × {input_text(r, f'{w}.api.output_price')}"]
+    if f"{w}.api.input_price" in r.inputs and f"{w}.input_tokens" in r.inputs:
+        parts.append(f"{input_text(r, f'{w}.input_tokens')} input tokens × {input_text(r, f'{w}.api.input_price')}")
+    return f"{' + '.join(parts)} = {show(p, 'api_cost_per_request')} per request, " \
+           f"{show(p, 'api_cost_per_million_tokens')} per million output tokens"
 
 
 def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
@@ -232,15 +262,26 @@ def failure_tag(fails: tuple[Failure, ...]) -> str:
     return "latency target"
 
 
-def failure_words(r: Results, option: Option) -> str:
+def failure_words(r: Results, option: Option, dec: Decision | None = None) -> str:
     """Why an option is excluded, with the engine's figures."""
     out = []
+    dec = dec or r.decision
     for f in option.failures:
         p = r.pair(f.workload, option.device)
-        where = f" (workload {f.workload})" if f.workload != (r.decision.workload if r.decision else None) else ""
-        if f.deployment:
+        where = f" (workload {f.workload})" if f.workload != (dec.workload if dec else None) else ""
+        if f.quantity.endswith("_in_cloud"):
+            out.append(f"is a cloud service: it cannot be had {f.requirement}")
+        elif f.deployment:
             out.append(f"cannot be had {f.requirement} (its deployment: "
                        f"{device_deployment(r, option.device)})")
+        elif f.requirement == "budget":
+            field_name = "monthly" if f.quantity != "capex" else "capex"
+            limit = dec.budget.get(field_name) if dec else None
+            over = f" ({show(p, f.quantity)} against {money_text(limit)})" if limit is not None else ""
+            out.append(f"is over the {'monthly budget' if field_name == 'monthly' else 'capital budget'}{over}")
+        elif f.requirement == "demand_consistent":
+            out.append("its demand is inconsistent: the average traffic is above the peak or the peak above what "
+                       "the fleet serves")
         elif f.not_computed:
             out.append(f"its {label(f.quantity).lower()} cannot be computed: the engine warns why "
                        f"(e.g. no rate at this precision){where}")
@@ -253,6 +294,10 @@ def failure_words(r: Results, option: Option) -> str:
         else:
             out.append(f"misses a latency target{target_detail(r, p)}{where}")
     return "; ".join(out)
+
+
+def money_text(v: float) -> str:
+    return human(v, "USD")
 
 
 def device_deployment(r: Results, did: str) -> str:
@@ -271,10 +316,10 @@ def target_detail(r: Results, p: Pair) -> str:
 
 
 def verdict(r: Results, dec: Decision, o: Option) -> str:
-    if o.device == dec.recommendation:
+    if o.id == dec.recommendation:
         return "recommended"
     if o.failures:
-        return failure_words(r, o)
+        return failure_words(r, o, dec)
     if o.value is None:
         return f"{objective_words(dec)} not computed (an input is missing)"
     if F.definition(dec.quantity) and F.definition(dec.quantity).unit == "s":
@@ -310,14 +355,29 @@ def basis_words(p: Pair) -> str:
 
 
 def cost_driver(r: Results, dec: Decision, o: Option) -> str:
-    """What makes a costlier option costlier, in its own figures: the sum that gives its cost."""
+    """The sum that gives an option's cost, in its own figures (each shown to 4 digits, so it multiplies out)."""
     p = r.pair(dec.workload, o.device)
     v = p.values
-    if dec.quantity == "monthly_cost" and "hourly_rate" in v and "cost_basis" in v:
-        if "fleet_devices" in v:
-            return (f": {human(v['fleet_devices'], '')} devices × {show(p, 'hourly_rate')} "
-                    f"({BASIS_WORDS.get(v['cost_basis'])}) × {HOURS_PER_MONTH:g} h")
-    if dec.quantity == "cost_per_million_tokens" and "hourly_rate" in v:
+    monthly = o.quantity in ("monthly_cost", "busy_hours_monthly_cost", "api_monthly_cost")
+    if o.variant == "api":
+        if monthly:
+            month = v["average_rate"] * HOURS_PER_MONTH * 3600
+            return f": {show(p, 'average_rate')} × {HOURS_PER_MONTH:g} h = {human(month, '')} requests × " \
+                   f"{show(p, 'api_cost_per_request')} per request"
+        return f": {api_words(r, p)}"
+    if o.variant == "busy_hours":
+        if monthly:
+            n = v["busy_hours_devices"]
+            return f": {human(n, '')} device{'' if n == 1 else 's'} rented on average × " \
+                   f"{human(r.inputs[f'device.{o.device}.price'].value.value, 'USD/s')} (on demand) × " \
+                   f"{HOURS_PER_MONTH:g} h"
+        return f": {show(p, 'busy_hours_monthly_cost')} / {show(p, 'tokens_per_month')} served"
+    if monthly and "hourly_rate" in v and "fleet_devices" in v:
+        return (f": {human(v['fleet_devices'], '')} devices × {show(p, 'hourly_rate')} "
+                f"({BASIS_WORDS.get(v.get('cost_basis'))}) × {HOURS_PER_MONTH:g} h")
+    if o.quantity == "cost_per_million_tokens" and "tokens_per_month" in v:
+        return f": {show(p, 'monthly_cost')} / {show(p, 'tokens_per_month')} served"
+    if o.quantity == "cost_per_million_tokens" and "hourly_rate" in v:
         return f": {show(p, 'tokens_per_s')} per replica at {show(p, 'hourly_rate')} per device"
     return ""
 
@@ -325,9 +385,9 @@ def cost_driver(r: Results, dec: Decision, o: Option) -> str:
 def findings(r: Results) -> tuple[str, ...]:
     """One line per workload: what limits it on each device (engine values only)."""
     out = []
-    decided = r.decision.workload if r.decision else None
+    decided = {d.workload for d in r.decisions}
     for wid in workload_ids(r):
-        if wid == decided:
+        if wid in decided:
             continue
         pairs = pairs_of(r, wid)
         line = finding(r, pairs)

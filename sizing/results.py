@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -27,22 +27,40 @@ class Failure:
         return self.requirement == "computable"
 
 
+VARIANT_WORDS = {"busy_hours": "busy hours rented", "api": "hosted API"}
+
+
 @dataclass(frozen=True)
 class Option:
-    """One device considered by the decision: ranked when it meets every requirement, else listed unranked
-    with what it fails."""
+    """One option considered by a decision: a device's fleet, that device rented for its busy hours only, or a
+    hosted API. Ranked when it meets every requirement, else listed unranked with what it fails."""
 
-    device: str
-    value: float | None         # the objective; None when it cannot be computed
+    device: str                 # the device (for the API: the pair that carries its price)
+    value: float | None         # the objective; None when it cannot be computed (or is not priced)
     failures: tuple[Failure, ...]
     rank: int | None            # 1 = recommended; None: fails a requirement, so it is not ranked
+    variant: str = "fleet"      # fleet | busy_hours | api
+    quantity: str = ""          # the quantity that gives the value
 
     @property
     def passes(self) -> bool:
         return not self.failures
 
+    @property
+    def id(self) -> str:
+        """The option's name: the device for its fleet, 'h100 busy hours', 'api'."""
+        return {"fleet": self.device, "api": "api"}.get(self.variant, f"{self.device} busy hours")
+
+    @property
+    def label(self) -> str:
+        """The option in words: 'h100', 'h100, busy hours rented', 'hosted API'."""
+        if self.variant == "fleet":
+            return self.device
+        return VARIANT_WORDS["api"] if self.variant == "api" else f"{self.device}, {VARIANT_WORDS[self.variant]}"
+
     def as_dict(self) -> dict[str, Any]:
-        return {"device": self.device, "value": self.value, "passes": self.passes,
+        return {"option": self.id, "device": None if self.variant == "api" else self.device,
+                "variant": self.variant, "quantity": self.quantity, "value": self.value, "passes": self.passes,
                 "failures": [asdict(f) for f in self.failures], "rank": self.rank}
 
 
@@ -57,19 +75,22 @@ class Decision:
     maximise: bool
     require: tuple[str, ...]
     options: tuple[Option, ...]
-    recommendation: str | None
+    recommendation: str | None  # the recommended option's id
+    id: str = "decision"
+    budget: dict = field(default_factory=dict)      # monthly, capex: the budget each option must keep within
 
-    def option(self, device: str) -> Option | None:
-        return next((o for o in self.options if o.device == device), None)
+    def option(self, oid: str) -> Option | None:
+        return next((o for o in self.options if o.id == oid), None)
 
     @property
     def best(self) -> Option | None:
         return self.option(self.recommendation) if self.recommendation else None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"objective": self.objective, "quantity": self.quantity, "unit": self.unit,
+        return {"id": self.id, "objective": self.objective, "quantity": self.quantity, "unit": self.unit,
                 "workload": self.workload, "maximise": self.maximise, "require": list(self.require),
-                "ranking": [o.as_dict() for o in self.options], "recommendation": self.recommendation}
+                "budget": dict(self.budget), "ranking": [o.as_dict() for o in self.options],
+                "recommendation": self.recommendation}
 
 
 @dataclass(frozen=True)

@@ -116,12 +116,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     check_references(chk, devices, models, workloads)
     compare = compare_list(chk, root.get("compare"), devices)
     sweep = sweep_of(chk, root.get("sweep"), workloads)
-    decision = None
-    if (dnode := root.get("decision")) is not None:
-        decision = Entity("decision", "decision", line=dnode.line, col=dnode.col)
-        chk.block(dnode, S.DECISION_FIELDS, "decision", decision.values)
-        fill_defaults(decision, S.DECISION_FIELDS, file)
-        check_decision(chk, decision, workloads)
+    decisions = decisions_of(chk, root.get("decision"), workloads, file)
     benches = benchmarks(chk, root.get("benchmarks"), base)
     check_benchmarks(chk, benches, devices, workloads)
     if any(p.level == "error" for p in chk.problems):
@@ -129,7 +124,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     for m in models.values():
         model_defaults(m, file)
     check_context(chk, models, workloads)
-    scn = Scenario(file, data, meta, devices, models, workloads, compare, sweep, decision, benches, used)
+    scn = Scenario(file, data, meta, devices, models, workloads, compare, sweep, decisions, benches, used)
     return scn, chk.problems
 
 
@@ -361,6 +356,26 @@ def sweep_range(chk: Checker, node: Mapping, path: str, f: Field) -> tuple:
     if f.type.whole:                              # batches and sizes are whole: round, keep each once
         vals = np.unique(np.round(vals))
     return tuple(float(x) for x in vals)
+
+
+def decisions_of(chk: Checker, node: Node | None, workloads: dict, file: str) -> list[Entity]:
+    """`decision:` as one block (id `decision`) or a list of blocks (ids `decision-1`, ...), each checked."""
+    if node is None:
+        return []
+    items = [(f"decision[{i}]", f"decision-{i + 1}", n) for i, n in enumerate(node.items)] \
+        if isinstance(node, Sequence) else [("decision", "decision", node)]
+    out = []
+    for path, did, item in items:
+        ent = Entity("decision", did, line=item.line, col=item.col)
+        chk.block(item, S.DECISION_FIELDS, path, ent.values)
+        fill_defaults(ent, S.DECISION_FIELDS, file)
+        check_decision(chk, ent, workloads, path)
+        out.append(ent)
+    if len(out) > 1:
+        for path, _, item in items:
+            if isinstance(item, Mapping) and item.get("workload") is None:
+                chk.problem(item, path, "each decision of a list names its `workload:`", "missing-field")
+    return out
 
 
 def benchmarks(chk: Checker, node: Node | None, base: Path) -> list[Entity]:

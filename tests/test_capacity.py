@@ -118,7 +118,11 @@ def test_rent_own_breakeven_and_api():
     assert h100["api_cost_per_million_tokens"] == pytest.approx((0.20 * 300 + 0.05 * 1000) / 300)
     assert h100["api_monthly_cost"] == pytest.approx(12 * (0.20 * 300 + 0.05 * 1000) / 1e6 * 365.25 / 12 * 86400)
     assert h100["cheaper_than_api"] is False
-    assert h100["meets_targets"] is True and r.decision.recommendation == "h100"
+    assert h100["meets_targets"] is True
+    # the API costs less than any fleet held all month and than renting the busy hours: it is recommended
+    dec = r.decision
+    assert dec.recommendation == "api" and dec.best.value == pytest.approx(h100["api_monthly_cost"])
+    assert [o.id for o in dec.options] == ["api", "h100 busy hours", "l40s busy hours", "h100", "l40s"]
 
 
 def test_best_batch_meets_the_per_token_target():

@@ -47,18 +47,34 @@ def test_owned_total_over_the_write_off_is_the_monthly_cost_times_its_months():
         assert v["tco"] == pytest.approx(v["monthly_cost"] * months)       # capex amortised over the same months
 
 
+FLEET = re.compile(r"(\d[\d,]*) devices × \$([\d.,]+)/hour \((owned|rented on demand|rented with the commitment "
+                   r"discount)\) × 730\.5 h")
+BUSY = re.compile(r"([\d.,]+) devices? rented on average × \$([\d.,]+)/hour \(on demand\) × 730\.5 h")
+API = re.compile(r"× 730\.5 h = ([\d.,]+) requests × \$([\d.,]+) per request")
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
 @pytest.mark.parametrize("name", ["chat-70b-fp8", "capacity-chat-8b", "moe-mixtral-serving"])
 def test_the_sentence_that_explains_a_cost_multiplies_to_it(name):
     r = results_of(name)
     dec = r.decision
+    assert dec.quantity == "monthly_cost"
+    seen = set()
     for o in (o for o in dec.options if o.passes):
         words = cost_driver(r, dec, o)
-        m = re.search(r"(\d[\d,]*) devices × \$([\d.,]+)/hour \((owned|rented on demand|rented with the commitment "
-                      r"discount)\) × 730\.5 h", words)
-        assert m, words
-        n, rate = int(m.group(1).replace(",", "")), float(m.group(2).replace(",", ""))
-        monthly = r.pair(dec.workload, o.device).values["monthly_cost"]
-        assert n * rate * HOURS_PER_MONTH == pytest.approx(monthly, rel=0.005)     # the rate is shown to 3-4 digits
+        if o.variant == "api":
+            m = API.search(words)
+            assert m, words
+            assert number(m.group(1)) * number(m.group(2)) == pytest.approx(o.value, rel=0.005)
+        else:
+            m = (FLEET if o.variant == "fleet" else BUSY).search(words)
+            assert m, words
+            assert number(m.group(1)) * number(m.group(2)) * HOURS_PER_MONTH == pytest.approx(o.value, rel=0.005)
+        seen.add(o.variant)
+    assert {"fleet", "busy_hours"} <= seen
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -69,7 +85,7 @@ def test_no_option_that_fails_a_requirement_carries_a_rank(name):
     ranks = [o.rank for o in dec.options if o.passes]
     assert ranks == list(range(1, len(ranks) + 1))
     assert all(o.rank is None for o in dec.options if not o.passes)
-    assert dec.recommendation == (next((o.device for o in dec.options if o.rank == 1), None))
+    assert dec.recommendation == (next((o.id for o in dec.options if o.rank == 1), None))
 
 
 def test_a_training_setup_that_cannot_run_is_not_priced_but_the_one_that_fits_is():

@@ -107,3 +107,7 @@ text_input("replica", "single, multi or auto (training devices that follow from 
            "or a training job spans several devices")
 text_input("recompute", "yes when activations are recomputed in the backward pass")
 
+
+# -- a decision's budget (bound by the engine from `decision.budget`, not read by any formula) ---------------
+inp("budget_monthly", "USD", "most an option may cost per month", assumption=False)
+inp("budget_capex", "USD", "most capital an option may need", assumption=False)

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..kinds import WORKLOAD_KINDS
 from .types import (Block, Bool, CatalogRef, Count, Date, Entries, Enum, FieldType, Fraction, Integer, ListOf,
-                    MapOf, PerDevice, Quantity, Ref, Slug, SweepOf, Text, Variants)
+                    MapOf, OneOrList, PerDevice, Quantity, Ref, Slug, SweepOf, Text, Variants)
 
 PRECISION_BYTES = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0,
                    "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5,
@@ -317,12 +317,25 @@ BENCHMARK_FIELDS = (
 REQUIREMENTS = {"fits_memory": "fits", "fits": "fits", "meets_targets": "meets_targets",
                 "cloud": "available_cloud", "on-prem": "available_on_prem", "edge": "available_edge"}
 
+BUDGET_FIELDS = (
+    Field("monthly", Quantity("money"), "Most an option may cost per month (its monthly cost, the busy hours' or "
+          "the API's).", positive=True, example="50000 USD"),
+    Field("capex", Quantity("money"), "Most capital an option may need (the purchase of an owned fleet).",
+          positive=True, example="2000000 USD"),
+)
+
 DECISION_FIELDS = (
+    Field("title", Text(), "What this decision settles (a heading in the report)."),
     Field("objective", Text(), "Quantity to minimise (or maximise for rates), e.g. cost_per_million_tokens.",
           default="cost_per_million_tokens"),
     Field("workload", Ref("workload"), "Workload whose objective ranks the options (default: first that has it)."),
     Field("require", ListOf(Enum(tuple(REQUIREMENTS), noun="requirement")),
           "Checks every option must pass: fits_memory, meets_targets."),
+    Field("budget", Block(BUDGET_FIELDS), "A budget every option must keep within: monthly, capex."),
+    Field("options", ListOf(Enum(("fleet", "busy_hours", "api"), noun="option"), unique=True),
+          "Which options are ranked: fleet (each device's fleet, held all month), busy_hours (each device rented "
+          "on demand for the hours the average traffic keeps busy), api (the workload's hosted API). Default: all "
+          "that the objective prices."),
 )
 
 def numeric_workload_fields() -> dict[str, Field]:
@@ -366,7 +379,8 @@ TOP_FIELDS = (
     Field("workloads", Entries(WORKLOAD), "Workloads by id.", required=True),
     Field("compare", ListOf(Ref("device"), unique=True), "Devices each workload is evaluated on (default: all)."),
     Field("sweep", SWEEP, "One workload field swept over values, e.g. {batch: [1, 8, 64]}."),
-    Field("decision", Block(DECISION_FIELDS), "How the options are ranked."),
+    Field("decision", OneOrList(Block(DECISION_FIELDS)), "How the options are ranked: one block, or a list of "
+          "blocks, one per workload decided (each with `workload:`)."),
     Field("benchmarks", ListOf(Block(BENCHMARK_FIELDS)), "Measured records."),
 )
 TOP = {f.name: f for f in TOP_FIELDS}

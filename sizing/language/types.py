@@ -470,6 +470,33 @@ class ListOf(FieldType):
 
 
 @dataclass(frozen=True, eq=False)
+class OneOrList(FieldType):
+    """One block, or a list of such blocks (`decision:` once, or one per workload). The scenario reads the
+    entries itself (each is an entity); this type describes them for messages and the JSON Schema."""
+
+    inner: Block
+
+    @property
+    def name(self) -> str:
+        return f"one_or_list:{self.inner.name}"
+
+    def describe(self) -> str:
+        return f"{self.inner.describe()}, or a list of them"
+
+    def walk(self, chk: Checker, node: Node, f: Field, path: str, out: dict[str, Value], key: str) -> None:
+        if isinstance(node, Sequence):
+            for i, child in enumerate(node.items):
+                self.inner.walk(chk, child, f, f"{path}[{i}]", out, f"{key}[{i}]")
+        else:
+            self.inner.walk(chk, node, f, path, out, key)
+
+    def json_schema(self, f: Field) -> dict:
+        one = self.inner.json_schema(f)
+        many = {"type": "array", "items": one, "minItems": 1}
+        return described(f, **{"if": {"type": "array"}, "then": many, "else": one})
+
+
+@dataclass(frozen=True, eq=False)
 class PerDevice(FieldType):
     """One value for every device, or a mapping of device ids to values (`devices: {h100: 2}`)."""
 

@@ -54,7 +54,7 @@ class Scenario:
     workloads: dict[str, Entity]
     compare: list[str]
     sweep: Entity | None
-    decision: Entity | None
+    decisions: list[Entity]
     benchmarks: list[Entity]
     catalog_used: dict[str, Entity] = field(default_factory=dict)
 

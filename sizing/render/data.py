@@ -50,6 +50,7 @@ def as_dict(r: Results) -> dict:
                           "crossovers": [c.as_dict() for c in w.crossovers]}) for w in r.sweeps],
         "crossovers": clean([c.as_dict() for c in r.crossovers]),
         "decision": clean(r.decision.as_dict()) if r.decision else None,
+        "decisions": [clean(d.as_dict()) for d in r.decisions],
         "problems": [p.as_dict() for p in r.problems],
     }
 

@@ -26,7 +26,15 @@ from .format import human, number
 TEMPLATE = "report.html.j2"
 STYLESHEET = "report.css"
 DEVICE_COLUMNS = 5                 # results tables split into chunks of this many devices
-FIGURE_COLUMNS = 6                 # key figures beside the objective in the comparison table
+FIGURE_COLUMNS = 5                 # key figures beside the objective in the comparison table
+# A service option's figure in place of a fleet's (None: not applicable); the API shows only what it maps.
+VARIANT_FIGURES = {
+    "busy_hours": {"cost_per_million_tokens": "busy_hours_cost_per_million_tokens",
+                   "cost_per_million_requests": "busy_hours_cost_per_million_requests",
+                   "monthly_cost": "busy_hours_monthly_cost", "replicas": None, "devices_needed": None,
+                   "monthly_cost_own": None},
+    "api": {"cost_per_million_tokens": "api_cost_per_million_tokens", "monthly_cost": "api_monthly_cost"},
+}
 SENSITIVITY = (0.75, 1.25)         # each assumption moved -25 % and +25 %
 TORNADO_ROWS = 12
 FLIPS_SHOWN = 6                    # changes that alter the recommendation, listed on the first page
@@ -53,7 +61,8 @@ class Chart:
 
 @dataclass(frozen=True)
 class Decision:
-    device: str | None
+    title: str                        # what the decision settles (its title, else its workload's)
+    device: str | None                # the recommended option, as the table names it
     device_name: str
     headline: str
     objective: str
@@ -63,6 +72,7 @@ class Decision:
     table: Table
     table_note: str
     fleet: str
+    fleet_label: str                  # "Fleet" (the recommendation's) or the cheapest own fleet's, beside a service
 
 
 @dataclass(frozen=True)
@@ -125,7 +135,7 @@ class Report:
     status: str
     description: str
     created: str                      # W3C date for the PDF metadata
-    decision: Decision | None
+    decisions: tuple[Decision, ...]
     overview: tuple[Table, ...]       # key figures per workload, when there is no decision
     findings: tuple[str, ...]
     caveats: tuple[str, ...]
@@ -136,6 +146,10 @@ class Report:
     glossary: tuple[tuple[str, str, str], ...]
     warnings: tuple[str, ...]
     provenance: Provenance
+
+    @property
+    def decision(self) -> Decision | None:
+        return self.decisions[0] if self.decisions else None
 
 
 # -- public API ------------------------------------------------------------------------------------------
@@ -202,7 +216,8 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
         title=scn.title, owner=str(meta.get("owner", "not stated")), date=str(meta.get("date", when.date())),
         status=str(meta.get("status", "not stated")), description=str(meta.get("description", "")).strip(),
         created=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        decision=decision_summary(results), overview=overview(results), findings=findings(results),
+        decisions=tuple(decision_summary(results, d) for d in results.decisions), overview=overview(results),
+        findings=findings(results),
         caveats=caveats(results),
         workloads=tuple(workload_section(results, wid) for wid in workload_ids(results)),
         sensitivity=sensitivity(results), breakeven=breakeven(results), method=method(results),
@@ -224,18 +239,24 @@ def colours(r: Results) -> dict[str, int]:
 
 
 # -- recommendation --------------------------------------------------------------------------------------
-def decision_summary(r: Results) -> Decision | None:
-    dec = r.decision
-    if not dec:
-        return None
-    best = dec.recommendation
+def decision_summary(r: Results, dec) -> Decision:
+    best = dec.best
     wid = dec.workload
-    p = r.pair(wid, best) if best else None
-    headline = show(p, dec.quantity) if p else "no option qualifies"
+    p = r.pair(wid, best.device) if best else None
+    headline = show(p, best.quantity) if p else "no option qualifies"
     constraint, reasons = why(r, dec)
     table, note = comparison(r, dec)
-    return Decision(best, device_name(r, best) if best else "", headline, objective_words(dec),
-                    workload_title(r, wid), constraint, tuple(reasons), table, note, fleet_words(r, p))
+    entity = next((e for e in r.scenario.decisions if e.id == dec.id), None)
+    title = entity.get("title") if entity and entity.has("title") else workload_title(r, wid)
+    name = device_name(r, best.device) if best and best.variant != "api" else ""
+    own = best if best and best.variant == "fleet" else next((o for o in dec.options if o.variant == "fleet"
+                                                              and o.passes), None)
+    fleet = fleet_words(r, r.pair(wid, own.device)) if own else ""
+    if own is not best and fleet:
+        fleet = f"{fleet[:-1]}; {show(r.pair(wid, own.device), own.quantity)}."
+    return Decision(title, best.label if best else None, name, headline, objective_words(dec),
+                    workload_title(r, wid), constraint, tuple(reasons), table, note, fleet,
+                    "Fleet" if own is best else "Cheapest fleet held all month")
 
 
 def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
@@ -248,26 +269,35 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
     kind = pairs[0].kind if pairs else ""
     present = defs(pairs)
     ranked = [(o, r.pair(wid, o.device)) for o in dec.options]
+    fleets = [(o, p) for o, p in ranked if o.variant != "api"]       # the API has no device figures
     figures, same = [], []
     for q in K.get(kind).key_figures:
         if q not in present or q == qid or (q == "ttft" and "ttft_p95" in present):
             continue
-        shown = {show(p, q, present[q]) for _, p in ranked}
-        if len(shown) == 1 and len(ranked) > 1:
+        shown = {show(p, q, present[q]) for _, p in fleets}
+        if len(shown) == 1 and len(fleets) > 1:
             same.append(f"{label(q)} {shown.pop()}")
         elif len(figures) < FIGURE_COLUMNS:
             figures.append(q)
     head = ("Rank", "Option", label(qid)) + tuple(label(q) for q in figures) + ("Verdict",)
     rows, mark = [], None
     for i, (o, p) in enumerate(ranked):
-        value = show(p, qid, present.get(qid)) if o.value is not None else "n/a"
-        if o.device == dec.recommendation:
+        value = show(p, o.quantity) if o.value is not None else "n/a"
+        if o.id == dec.recommendation:
             mark = i
-        rows.append((str(o.rank) if o.rank else "–", o.device, value, *(show(p, q, present[q]) for q in figures),
+        rows.append((str(o.rank) if o.rank else "–", o.label, value, *(figure(p, o, q) for q in figures),
                      verdict(r, dec, o)))
     align = ("r", "l", "r") + ("r",) * len(figures) + ("l",)
     note = f"The same for every option: {'; '.join(same)}." if same else ""
     return Table(head, tuple(rows), align, mark), note
+
+
+def figure(p: Pair, o, qid: str) -> str:
+    """A key figure of an option: the fleet's, or the service's own figure in its place (– where none applies)."""
+    if o.variant == "fleet":
+        return show(p, qid)
+    mapped = VARIANT_FIGURES[o.variant].get(qid, qid if o.variant == "busy_hours" else None)
+    return show(p, mapped) if mapped else "–"
 
 
 def overview(r: Results) -> tuple[Table, ...]:
@@ -585,9 +615,9 @@ def sensitivity(r: Results) -> Sensitivity | None:
     dec = r.decision
     if not dec or not dec.recommendation:
         return None
-    wid, qid, best = dec.workload, dec.quantity, dec.recommendation
-    d = next(x.d for x in r.pair(wid, best).present() if x.d.id == qid)
-    base = r.pair(wid, best).values[qid]
+    wid, best = dec.workload, dec.best.label
+    d = F.definition(dec.best.quantity)
+    base = dec.best.value
     fmt = lambda v: human(v, d.unit, d.display) if v is not None else "n/a"   # noqa: E731
     keys = assumptions(r, wid)
     changes = [(k, v) for k in keys for f in SENSITIVITY if (v := nudged(r, k, f)) is not None]
@@ -600,9 +630,8 @@ def sensitivity(r: Results) -> Sensitivity | None:
                 out.append(Outcome(False, best, base))
                 continue
             alt = next(decisions)
-            rec = alt.recommendation if alt else None
-            out.append(Outcome(True, rec, next((o.value for o in alt.options if o.device == rec), None)
-                               if rec else None))
+            chosen = alt.best if alt else None
+            out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None))
         moves.append((key, out))
     changed = lambda o: o.moved and (o.device != best or fmt(o.value) != fmt(base))   # noqa: E731
     shown = [m for m in moves if any(changed(o) for o in m[1])]

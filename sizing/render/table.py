@@ -66,14 +66,15 @@ def render(r: Results) -> str:
     lines += [crossover_words(c) for c in r.crossovers]
     if r.crossovers:
         lines.append("")
-    if r.decision:
-        d = r.decision
-        lines.append(f"decision: {d.objective} on {d.workload}")
+    for d in r.decisions:
+        budget = ", ".join(f"{k} {human(v, 'USD')}" for k, v in d.budget.items())
+        lines.append(f"decision: {d.objective} on {d.workload}" + (f" (budget: {budget})" if budget else ""))
         for o in d.options:
             why = "; ".join(f"fails {f.requirement} ({f.workload})" for f in o.failures)
             val = human(o.value, d.unit) if o.value is not None else "n/a"
             place = f"{o.rank}." if o.rank else "–"
-            lines.append(f"  {place} {o.device}: {val}{'  ' + why if why else ''}")
-        rec = d.recommendation or "none: no option meets every requirement"
+            lines.append(f"  {place} {o.label}: {val}{'  ' + why if why else ''}")
+        rec = d.best.label if d.best else "none: no option meets every requirement"
         lines.append(f"  recommendation: {rec}")
+        lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -26,10 +26,11 @@ from .. import __version__
 from .. import formulas as F
 from .. import kinds as K
 from .. import schema as S
+from ..decide import VARIANTS, checks
 from ..evaluate import Input, Pair, Results, SweepResult, sweep_paths
-from ..schema import REQUIREMENTS
 from ..formulas.expr import all_of, excel_number
 from ..output import build_datetime, write_atomic
+from ..results import Decision, Option
 from ..scenario import sha256
 from ..units import split_quantity, to_unit
 from .format import FIXED, SCALES, TEXT_UNITS, scale_for
@@ -38,7 +39,7 @@ MASTER = "master_check"
 REQUIREMENTS_MET = "requirements_met"
 RECOMMENDATION = "decision.recommendation"
 ENTITY_PREFIX = {"device": "dev", "model": "model", "workload": "wl", "benchmark": "rec"}
-ENTITY_ORDER = ("device", "model", "workload", "benchmark")
+ENTITY_ORDER = ("device", "model", "workload", "benchmark", "decision")
 
 # Inputs derived from a choice (precision, optimizer) take one of these values.
 CHOICES = {"bytes_per_value": tuple(sorted(set(S.PRECISION_BYTES.values()))),
@@ -230,7 +231,8 @@ Rule = S.Limits     # the values an input may take: its field's limits, as the l
 def field_of(inp: Input) -> S.Field | None:
     """The scenario field an input comes from (None for values derived from a choice)."""
     ent = inp.entity
-    fields = {"device": S.DEVICE_FIELDS, "model": S.MODEL_FIELDS, "benchmark": S.BENCHMARK_FIELDS}.get(ent.kind)
+    fields = {"device": S.DEVICE_FIELDS, "model": S.MODEL_FIELDS, "benchmark": S.BENCHMARK_FIELDS,
+              "decision": S.DECISION_FIELDS}.get(ent.kind)
     fields = fields if fields is not None else S.WORKLOAD_FIELDS.get(ent.get("kind"), ())
     for part in inp.path.split("."):
         f = next((f for f in fields if f.name == part), None)
@@ -600,71 +602,80 @@ def headline_row(b: Book, ws: Worksheet, row: int, pairs: list[Pair], cols: dict
 
 
 def decision_block(b: Book, ws: Worksheet, row: int) -> int:
-    """The live decision: objective per device, requirements, rank, recommendation. Returns the next row."""
-    dec = b.r.decision
-    put_text(ws, row, 1, "Decision", "sizing section")
-    if dec is None:
+    """The live decisions, one after the other. Returns the next row."""
+    if not b.r.decisions:
+        put_text(ws, row, 1, "Decision", "sizing section")
         put_text(ws, row + 1, 1, "no decision: no workload computes the objective", "sizing note")
         return row + 2
+    for i, dec in enumerate(b.r.decisions):
+        row = one_decision(b, ws, row, dec, recommendation_name(i))
+    return row
+
+
+def recommendation_name(i: int) -> str:
+    """The defined name of a decision's recommendation cell: the first is `decision.recommendation`."""
+    return RECOMMENDATION if i == 0 else f"decision_{i + 1}.recommendation"
+
+
+def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> int:
+    """One decision: each option's objective, requirements met, rank, what it fails; the recommendation."""
+    entity = next((e for e in b.scn.decisions if e.id == dec.id), None)
     wid, qid = dec.workload, dec.quantity
-    pairs = {p.device: p for p in b.r.pairs if p.workload == wid}
+    put_text(ws, row, 1, f"Decision: {entity.get('title')}" if entity and entity.has("title") else "Decision",
+             "sizing section")
     values = [o.value for o in dec.options]
     d = F.definition(qid)
     shown = display_unit(values, d.unit if d else "", d.display if d else None)
     better = "higher" if dec.maximise else "lower"
     put_text(ws, row + 1, 1, "objective")
     put_text(ws, row + 1, 2, f"{dec.objective} of workload {wid}: {better} is better; options must meet "
-                             f"{', '.join(dec.require) or 'no requirement'}")
-    header(ws, row + 2, ["", "unit"] + b.devices, right=range(3, 3 + len(b.devices)))
-    labels = (qid, "meets requirements", "eligible value", "rank", "fails")
-    for i, label in enumerate(labels):
-        put_text(ws, row + 3 + i, 1, label)
+                             f"{', '.join(dec.require) or 'no requirement'}"
+                             f"{', within the budget' if dec.budget else ''}")
+    columns = sorted(dec.options, key=lambda o: option_order(b, dec, o))
+    n = len(columns)
+    header(ws, row + 2, ["", "unit"] + [o.label for o in columns], right=range(3, 3 + n))
+    for k, label in enumerate((qid, "meets requirements", "eligible value", "rank", "fails")):
+        put_text(ws, row + 3 + k, 1, label)
     put_text(ws, row + 3, 2, shown.label)
-    first, last = get_column_letter(3), get_column_letter(2 + len(b.devices))
+    first, last = get_column_letter(3), get_column_letter(2 + n)
     eligible = f"${first}${row + 5}:${last}${row + 5}"
     fmt = number_format(values, shown)
-    for did, col in b.dev_col.items():
+    for k, o in enumerate(columns):
+        col = 3 + k
         c = get_column_letter(col)
-        key = qkey(pairs[did], qid) if did in pairs else None
+        p = b.r.pair(wid, o.device)
+        key = qkey(p, o.quantity) if p else None
         if key is not None:
             put(ws, row + 3, col, "=" + scaled(b.names[key], shown.factor), fmt)
-        put(ws, row + 4, col, b.formula(passes(b, did, dec.require)))
+        cs = checks(b.r, entity, wid, o.device, o.variant)
+        put(ws, row + 4, col, b.formula(all_of(*[x.expr for x in cs]) if len(cs) > 1 else
+                                        cs[0].expr if cs else F.Const(True)))
         put(ws, row + 5, col, f'=IF(AND({c}{row + 4},ISNUMBER({c}{row + 3})),{c}{row + 3},"")', fmt)
         order = 0 if dec.maximise else 1
         before = f"${first}${row + 5}:{c}{row + 5}"     # ties rank in column order, as the engine's stable sort
         put(ws, row + 6, col, f'=IF(ISNUMBER({c}{row + 5}),RANK({c}{row + 5},{eligible},{order})'
                               f'+COUNTIF({before},{c}{row + 5})-1,"")')
-        put(ws, row + 7, col, fails(b, did, dec.require))
+        put(ws, row + 7, col, fails_text(b, cs))
     best = "MAX" if dec.maximise else "MIN"
-    devices = f"${first}${row + 2}:${last}${row + 2}"
+    labels = f"${first}${row + 2}:${last}${row + 2}"
     put_text(ws, row + 8, 1, "recommendation", "sizing section")
     rec = put(ws, row + 8, 3, f'=IF(COUNT({eligible})=0,"none: no option meets every requirement",'
-                              f'INDEX({devices},MATCH({best}({eligible}),{eligible},0)))')
+                              f'INDEX({labels},MATCH({best}({eligible}),{eligible},0)))')
     rec.font = Font(bold=True)
-    b.define(RECOMMENDATION, rec)
+    b.define(name, rec)
     colour_booleans(ws, f"C{row + 4}:{last}{row + 4}")
     return row + 10
 
 
-def requirement_refs(b: Book, did: str, require: list[str]) -> list[tuple[str, F.Ref]]:
-    """(workload, reference) of each boolean requirement the device's pairs compute."""
-    out = []
-    for req in require:
-        qid = REQUIREMENTS.get(req, req)
-        for p in b.r.pairs:
-            if p.device == did and isinstance(p.values.get(qid), bool):
-                out.append((p.workload, F.Ref(qkey(p, qid), qid)))
-    return out
+def option_order(b: Book, dec: Decision, o: Option) -> tuple[int, int]:
+    """Columns in the engine's order of consideration (fleets, busy hours, API), so ties rank alike."""
+    return (VARIANTS.index(o.variant), b.devices.index(o.device) if o.device in b.devices else 0)
 
 
-def passes(b: Book, did: str, require: list[str]) -> F.Expr:
-    refs = [ref for _, ref in requirement_refs(b, did, require)]
-    return all_of(*refs) if len(refs) > 1 else refs[0] if refs else F.Const(True)
-
-
-def fails(b: Book, did: str, require: list[str]) -> str | None:
+def fails_text(b: Book, cs: list) -> str | None:
     """A live list of the requirements failed (ids and slugs only: no user text inside a formula)."""
-    terms = [f'IF({b.names[ref.key]},"","{ref.label} ({wid}) ")' for wid, ref in requirement_refs(b, did, require)]
+    terms = [f'IF({F.to_excel(x.expr, lambda ref: b.names[ref.key])},"","{x.quantity} ({x.workload}) ")'
+             for x in cs]
     return f"=TRIM({'&'.join(terms)})" if terms else None
 
 
@@ -975,7 +986,7 @@ def readme_sheet(b: Book, ws: Worksheet) -> None:
         row += 1
     row = readme_section(ws, row + 1, "What this workbook answers", answers(b))
     put_text(ws, row, 1, "recommendation")
-    put(ws, row, 2, f"={RECOMMENDATION}" if r.decision else "no decision in this scenario").font = Font(bold=True)
+    put(ws, row, 2, f"={RECOMMENDATION}" if r.decisions else "no decision in this scenario").font = Font(bold=True)
     put_text(ws, row + 1, 1, "master check")
     put(ws, row + 1, 2, f'=IF({MASTER},"OK: every sanity check passes","FAILED: see the Checks sheet")')
     put_text(ws, row + 2, 1, "requirements")

@@ -1,0 +1,164 @@
+"""Decisions: options ranked by an objective on one workload, each with the requirements it fails.
+
+The options of a decision are each compared device's fleet (held all month, on its stated cost basis), and, where
+the objective is a cost the alternative has, the same device rented on demand for its busy hours only and a hosted
+API. A requirement is a check over engine values (a quantity, an input) written once as an expression: the engine
+evaluates it, the workbook writes it as a live formula. An option that is not priced (it does not fit, misses a
+target) is never ranked, whatever the decision requires; nor is one over the budget.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import formulas as F
+from . import kinds as K
+from .kinds import objective_id
+from .results import Decision, Failure, Option
+from .schema import REQUIREMENTS, Entity
+
+if TYPE_CHECKING:
+    from .evaluate import Results
+
+DEFAULT_REQUIREMENTS = ("fits_memory", "meets_targets")   # an option must run and meet its targets
+# The quantity that gives an alternative's value, by the objective's quantity: absent, no such option.
+VARIANT_QUANTITY = {
+    "busy_hours": {"monthly_cost": "busy_hours_monthly_cost",
+                   "cost_per_million_tokens": "busy_hours_cost_per_million_tokens",
+                   "cost_per_million_requests": "busy_hours_cost_per_million_requests"},
+    "api": {"monthly_cost": "api_monthly_cost", "cost_per_million_tokens": "api_cost_per_million_tokens"},
+}
+MONTHLY = {"fleet": "monthly_cost", "busy_hours": "busy_hours_monthly_cost", "api": "api_monthly_cost"}
+SERVICES = ("busy_hours", "api")          # bought as a cloud service: neither on premises nor at the edge
+FEASIBLE = (("fits_memory", "fits"), ("meets_targets", "meets_targets"), ("demand_consistent", "demand_consistent"))
+BUDGETS = (("monthly", "budget_monthly"), ("capex", "budget_capex"))
+VARIANTS = ("fleet", "busy_hours", "api")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One requirement of one option: true when met. `quantity` names what it reads (for the reader)."""
+
+    requirement: str
+    workload: str
+    quantity: str
+    expr: F.Expr
+
+
+def qkey(workload: str, device: str, qid: str) -> str:
+    return f"{workload}/{device}/{qid}"
+
+
+def budget_key(dec: Entity, field: str) -> str:
+    return f"{dec.kind}.{dec.id}.budget.{field}"
+
+
+def requirements_of(dec: Entity | None) -> tuple[str, ...]:
+    given = [v.value for k, v in sorted(dec.values.items()) if k.startswith("require[")] if dec else []
+    return tuple(given or DEFAULT_REQUIREMENTS)
+
+
+def options_of(r: Results, wid: str, qid: str, kinds: tuple[str, ...] = VARIANTS) -> list[tuple[str, str, str]]:
+    """(device, variant, quantity) of every option: the fleets, then each device's busy hours rented, then the
+    hosted API; of the `kinds` the decision considers. Whether priced or not, so the workbook's columns hold
+    whatever its inputs are changed to."""
+    out = [(did, "fleet", qid) for did in r.scenario.compare] if "fleet" in kinds else []
+    for variant in ("busy_hours", "api"):
+        vq = VARIANT_QUANTITY[variant].get(qid)
+        holders = [did for did in r.scenario.compare if (p := r.pair(wid, did)) and vq in p.values]
+        if variant in kinds:
+            out += [(did, variant, vq) for did in (holders[:1] if variant == "api" else holders)]
+    return out
+
+
+
+def checks(r: Results, dec: Entity | None, wid: str, device: str, variant: str) -> list[Check]:
+    """Every requirement of one option, as an expression over the engine's keys."""
+    p = r.pair(wid, device)
+    values = p.values if p else {}
+    out = []
+    for req in requirements_of(dec):
+        qid = REQUIREMENTS.get(req, req)
+        if variant in SERVICES and req in ("on-prem", "edge"):
+            out.append(Check(req, wid, f"{variant}_in_cloud", F.Const(False)))
+        elif variant != "api" and isinstance(values.get(qid), bool):
+            out.append(Check(req, wid, qid, F.Ref(qkey(wid, device, qid), qid)))
+    for field, role in BUDGETS:
+        key = budget_key(dec, field) if dec else ""
+        if key not in r.inputs:
+            continue
+        spent = MONTHLY[variant] if field == "monthly" else "capex"
+        if field == "capex" and variant != "fleet":
+            continue                              # renting and the API need no capital
+        if spent in values:
+            out.append(Check("budget", wid, spent, F.Ref(qkey(wid, device, spent), spent) <= F.Ref(key, role)))
+    return out
+
+
+def met(c: Check, env: dict[str, Any]) -> bool | None:
+    """A check on the engine's values; None where what it reads has no value (an option not priced)."""
+    if any(env.get(ref.key) is None for ref in F.refs(c.expr)):
+        return None
+    return bool(F.evaluate(c.expr, env))
+
+
+def values_env(r: Results) -> dict[str, Any]:
+    env: dict[str, Any] = {k: i.value.value for k, i in r.inputs.items()}
+    for p in r.pairs:
+        env.update({qkey(p.workload, p.device, q): v for q, v in p.values.items()})
+    return env
+
+
+def infeasible(r: Results, wid: str, device: str) -> list[Failure]:
+    """Why a fleet is not priced, whatever the decision requires."""
+    p = r.pair(wid, device)
+    return [Failure(req, wid, qid) for req, qid in FEASIBLE if p and p.values.get(qid) is False]
+
+
+def decide_one(r: Results, dec: Entity | None, env: dict[str, Any]) -> Decision | None:
+    objective = dec.get("objective") if dec else "cost_per_million_tokens"
+    wid = dec.get("workload") if dec else None
+    if wid is None:
+        wid = next((p.workload for p in r.pairs if K.get(p.kind).workload
+                    and objective_id(objective, p.kind) in p.values), None)
+    if wid is None:
+        return None
+    kind = r.scenario.workloads[wid].get("kind")
+    qid = objective_id(objective, kind)
+    d = F.definition(qid, kind)
+    maximise = bool(d and d.maximise)
+    unranked = []
+    kinds = tuple(v.value for k, v in sorted(dec.values.items()) if k.startswith("options[")) if dec else ()
+    for device, variant, vq in options_of(r, wid, qid, kinds or VARIANTS):
+        p = r.pair(wid, device)
+        value = p.get(vq) if p else None
+        fails = [Failure(c.requirement, c.workload, c.quantity) for c in checks(r, dec, wid, device, variant)
+                 if met(c, env) is False]
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            value = None          # infeasible (not priced), or e.g. no rate at the workload's precision
+            fails += [f for f in infeasible(r, wid, device) if f not in fails]
+            if not fails:
+                fails.append(Failure("computable", wid, vq))
+        unranked.append(Option(device, value, tuple(fails), None, variant, vq))
+    sign = -1 if maximise else 1
+    order = sorted(range(len(unranked)), key=lambda i: (bool(unranked[i].failures), unranked[i].value is None,
+                                                        sign * unranked[i].value if unranked[i].value is not None
+                                                        else 0, i))
+    options = tuple(Option(o.device, o.value, o.failures, n + 1 if o.passes else None, o.variant, o.quantity)
+                    for n, o in enumerate(unranked[i] for i in order))
+    best = options[0] if options and options[0].passes else None
+    budget = {f: r.inputs[budget_key(dec, f)].value.value for f, _ in BUDGETS
+              if dec and budget_key(dec, f) in r.inputs}
+    return Decision(objective, qid, d.unit if d else "", wid, maximise, requirements_of(dec), options,
+                    best.id if best else None, dec.id if dec else "decision", budget)
+
+
+def decide(r: Results) -> tuple[Decision, ...]:
+    """One decision per `decision` entry (or the default one), in the scenario's order."""
+    if not r.scenario.compare:
+        return ()                         # no option to rank
+    env = values_env(r)
+    entries = r.scenario.decisions or [None]
+    return tuple(d for d in (decide_one(r, dec, env) for dec in entries) if d is not None)
