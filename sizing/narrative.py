@@ -253,8 +253,10 @@ def forward_reason(r: Results, p: Pair) -> tuple[str, list[str]]:
 
 def failure_tag(fails: tuple[Failure, ...]) -> str:
     """The dominant constraint that excluded the cheapest option, in two or three words."""
-    if any(f.deployment for f in fails):
+    if any(f.deployment or f.quantity.endswith("_in_cloud") for f in fails):
         return "deployment"
+    if any(f.requirement == "budget" for f in fails):
+        return "budget"
     if any(f.memory for f in fails):
         return "does not fit"
     if any(f.not_computed for f in fails):

@@ -1,5 +1,7 @@
 """The decision: ranking, default requirements, options that cannot be ranked."""
 
+import pytest
+
 from sizing.results import Failure
 from sizing.evaluate import evaluate
 from sizing.scenario import load_scenario_bytes
@@ -80,3 +82,112 @@ def test_the_objective_must_be_a_number_the_workload_computes():
         "s.yaml:9:40: error: decision.objective: 'cost_per_million_tokens' is not computed for workload 'embed' "
         "(forward); e.g. latency, cost or monthly_cost")
     assert [p for p in problems_of(embed + "decision: {workload: embed, objective: cost}\n") if "error" in p] == []
+
+
+# -- make or buy, budgets, one decision per workload (issue 13) ----------------------------------------
+SERVICE = """\
+sizing: 1
+name: service
+devices:
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour, deployment: [cloud, on-prem]}
+  l40s: {from: nvidia-l40s, price: 1.00 USD/hour, deployment: [cloud, on-prem]}
+workloads:
+  chat:
+    kind: generate
+    model: llama-3.1-8b
+    batch: 32
+    input_tokens: 1000
+    output_tokens: 300
+    traffic: {peak: 40 request/s, average: 12 request/s, max_utilisation: 70 %}
+    targets: {per_token_p95: 50 ms}
+    api: {output_price: 0.20 USD/Mtoken, input_price: 0.05 USD/Mtoken}
+  big:
+    kind: generate
+    model: qwen2.5-32b
+    batch: 64
+    input_tokens: 1000
+    output_tokens: 200
+    traffic: {peak: 2 request/s}
+"""
+
+
+def results(text):
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None, problems
+    return evaluate(scn)
+
+
+def test_the_api_and_busy_hours_are_ranked_beside_the_fleets():
+    r = results(SERVICE + "decision: {workload: chat, objective: monthly_cost}\n")
+    d = r.decision
+    chat = {p.device: p.values for p in r.pairs if p.workload == "chat"}
+    assert [o.id for o in d.options] == ["api", "h100 busy hours", "l40s busy hours", "h100", "l40s"]
+    values = {o.id: o.value for o in d.options}
+    assert values["api"] == chat["h100"]["api_monthly_cost"]
+    assert values["h100 busy hours"] == chat["h100"]["busy_hours_monthly_cost"]
+    assert values["h100"] == chat["h100"]["monthly_cost"]
+    # busy hours: the replicas the average needs at the ceiling, x the on-demand price, x a month
+    h = chat["h100"]
+    assert h["busy_hours_devices"] == 12 / (h["requests_per_s"] * 0.7)
+    assert h["busy_hours_monthly_cost"] == pytest.approx(h["busy_hours_devices"] * 2.50 * 365.25 / 12 * 24, rel=1e-12)
+    assert d.recommendation == "api"
+
+
+def test_services_are_not_on_premises():
+    d = results(SERVICE + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n").decision
+    assert [o.id for o in d.options if o.passes] == ["h100", "l40s"]
+    api = d.option("api")
+    assert api.rank is None and [f.requirement for f in api.failures] == ["on-prem"]
+    assert d.recommendation == "h100"
+
+
+def test_options_chooses_which_kinds_are_ranked():
+    d = results(SERVICE + "decision: {workload: chat, objective: monthly_cost, options: [fleet, api]}\n").decision
+    assert [o.variant for o in d.options] == ["api", "fleet", "fleet"]
+
+
+def test_an_option_over_the_budget_is_not_ranked():
+    d = results(SERVICE + "decision: {workload: chat, objective: monthly_cost, budget: {monthly: 13000 USD}}\n"
+                ).decision
+    assert d.budget == {"monthly": 13000.0}
+    for o in d.options:
+        over = o.value > 13000
+        assert (Failure("budget", "chat", o.quantity) in o.failures) == over and (o.rank is None) == over
+    assert d.option("l40s").rank is None and d.option("h100").rank is not None
+
+
+def test_a_capital_budget_binds_only_what_is_bought():
+    text = SERVICE.replace("price: 2.50 USD/hour,", "price: 2.50 USD/hour, costs: {purchase: 30000 USD, "
+                           "amortisation: 3 year, basis: own},")
+    d = results(text + "decision: {workload: chat, objective: monthly_cost, budget: {capex: 100000 USD}}\n").decision
+    assert Failure("budget", "chat", "capex") in d.option("h100").failures      # a fleet bought for more
+    assert d.option("h100 busy hours").passes and d.option("api").passes       # renting needs no capital
+
+
+def test_one_decision_per_workload_each_with_its_own_failures():
+    r = results(SERVICE + """\
+decision:
+  - {workload: chat, objective: monthly_cost}
+  - {workload: big, objective: monthly_cost, title: The 32B model}
+""")
+    assert [d.workload for d in r.decisions] == ["chat", "big"] and r.decision is r.decisions[0]
+    assert [d.id for d in r.decisions] == ["decision-1", "decision-2"]
+    big = r.decisions[1]
+    assert {f.workload for o in big.options for f in o.failures} <= {"big"}     # never another workload's
+    assert all(f.workload == "chat" for o in r.decisions[0].options for f in o.failures)
+    l40s = big.option("l40s")                # 64 GB of weights do not fit a 48 GB L40S
+    assert l40s.rank is None and l40s.failures[0].requirement == "fits_memory"
+
+
+def test_a_list_of_decisions_names_each_workload():
+    scn, problems = load_scenario_bytes((SERVICE + "decision:\n  - {objective: monthly_cost}\n"
+                                         "  - {workload: big}\n").encode(), "s.yaml")
+    assert scn is None
+    assert [str(p) for p in problems] == [
+        "s.yaml:24:5: error: decision[0]: each decision of a list names its `workload:`"]
+
+
+def test_a_misspelt_key_in_a_decision_list_is_located():
+    scn, problems = load_scenario_bytes((SERVICE + "decision:\n  - {workload: chat, budjet: {monthly: 1 USD}}\n"
+                                         ).encode(), "s.yaml")
+    assert scn is None and "decision[0].budjet" in str(problems[0]) and "budget" in str(problems[0])

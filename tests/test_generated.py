@@ -13,6 +13,7 @@ tests/generated/*.yaml and are replayed by `test_saved_reproducers`.
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import math
@@ -33,7 +34,7 @@ from sizing.render import data as render_data
 from sizing.render import report as render_report
 from sizing.render import table as render_table
 from sizing.render import workbook as render_workbook
-from sizing.scenario import load_scenario_bytes
+from sizing.scenario import load_scenario, load_scenario_bytes
 
 FILE = "gen.yaml"
 LOCATED = re.compile(r"^gen\.yaml:\d+:\d+: (error|warning): ")
@@ -440,7 +441,16 @@ def scenarios(draw, min_devices: int = 1, max_devices: int = 6) -> dict:
             dec["workload"] = target
         if chance(draw, 0.7):
             dec["require"] = draw(st.lists(st.sampled_from(REQUIREMENTS), unique=True, max_size=4))
+        if chance(draw, 0.2):
+            dec["budget"] = draw(maybe({"monthly": st.sampled_from(["500 USD", "20000 USD", "1e6 USD"]),
+                                        "capex": st.sampled_from(["10000 USD", "5e6 USD"])}, p=0.6))
+        if chance(draw, 0.2):
+            dec["options"] = draw(st.lists(st.sampled_from(["fleet", "busy_hours", "api"]), unique=True,
+                                           min_size=1, max_size=3))
         scn["decision"] = dec
+        if len(wids) > 1 and chance(draw, 0.2):      # a list: one decision per workload, each naming it
+            scn["decision"] = [dict(copy.deepcopy(dec), workload=w) for w in wids if dec.get("objective") is None
+                               or dec["objective"] in OBJECTIVES[workloads[w]["kind"]]] or dec
 
     gens = [w for w, v in workloads.items() if v["kind"] == "generate"]
     if chance(draw, 0.1):
@@ -554,6 +564,54 @@ def render_all(text: str, *, pdf: bool = False) -> None:
 def test_generated_scenarios_render(text):
     note(text)
     render_all(text)
+
+
+MONTH_S = 365.25 / 12 * 86400
+
+
+def money_reconciles(results) -> None:
+    """Issue 13's bar on one scenario: every fleet's monthly cost is devices x the rate used x a month; cost per
+    million tokens x tokens served a month is the monthly cost; no one is busier than 100 %; nothing infeasible
+    is priced or ranked; the recommendation is the cheapest (best) option that passes, whatever its kind."""
+    for p in results.pairs:
+        v = p.values
+        if v.get("feasible_fleet") is False:
+            assert all(v.get(q) is None for q in ("monthly_cost", "annual_cost", "tco", "cost_per_million_tokens",
+                                                  "busy_hours_monthly_cost")), p.device
+            continue
+        if isinstance(v.get("monthly_cost"), float) and "fleet_devices" in v:
+            assert v["monthly_cost"] == pytest.approx(v["fleet_devices"] * v["hourly_rate"] * MONTH_S, rel=1e-9)
+            if isinstance(v.get("tokens_per_month"), float) and v["tokens_per_month"] > 0:
+                assert v["cost_per_million_tokens"] * v["tokens_per_month"] / 1e6 == pytest.approx(
+                    v["monthly_cost"], rel=1e-9)
+        if v.get("demand_consistent") is True and isinstance(v.get("average_utilisation"), float):
+            assert v["average_utilisation"] <= 1 + 1e-9
+    for d in results.decisions:
+        ranked = [o for o in d.options if o.rank is not None]
+        assert [o.rank for o in ranked] == list(range(1, len(ranked) + 1))
+        assert all(o.passes and o.value is not None for o in ranked)
+        assert all(o.rank is None for o in d.options if not o.passes)
+        if ranked:
+            best = (max if d.maximise else min)(o.value for o in ranked)
+            assert d.best.value == best and d.recommendation == ranked[0].id
+        else:
+            assert d.recommendation is None
+
+
+@settings(max_examples=MAX_EXAMPLES, **COMMON)
+@given(scenario_texts)
+def test_generated_money_reconciles(text):
+    note(text)
+    scn, _ = load(text)
+    if scn is not None:
+        money_reconciles(evaluate(scn))
+
+
+@pytest.mark.parametrize("path", sorted((HERE.parent / "scenarios").glob("*.yaml")), ids=lambda p: p.stem)
+def test_shipped_money_reconciles(path):
+    scn, problems = load_scenario(str(path))
+    assert scn is not None, problems
+    money_reconciles(evaluate(scn))
 
 
 @pytest.mark.slow

@@ -272,8 +272,9 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
     fleets = [(o, p) for o, p in ranked if o.variant != "api"]       # the API has no device figures
     figures, same = [], []
     for q in K.get(kind).key_figures:
-        if q not in present or q == qid or (q == "ttft" and "ttft_p95" in present):
-            continue
+        if q not in present or q == qid or (q == "ttft" and "ttft_p95" in present) \
+                or (q.startswith("api_") and any(o.variant == "api" for o in dec.options)):
+            continue                  # the API's figures are an option's own row
         shown = {show(p, q, present[q]) for _, p in fleets}
         if len(shown) == 1 and len(fleets) > 1:
             same.append(f"{label(q)} {shown.pop()}")

@@ -633,6 +633,11 @@ def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> 
                              f"{', within the budget' if dec.budget else ''}")
     columns = sorted(dec.options, key=lambda o: option_order(b, dec, o))
     n = len(columns)
+    if not n:
+        put_text(ws, row + 2, 1, f"no option: the options asked for do not price {qid}", "sizing note")
+        put_text(ws, row + 3, 1, "recommendation", "sizing section")
+        b.define(name, put(ws, row + 3, 3, "none: no option meets every requirement"))
+        return row + 5
     header(ws, row + 2, ["", "unit"] + [o.label for o in columns], right=range(3, 3 + n))
     for k, label in enumerate((qid, "meets requirements", "eligible value", "rank", "fails")):
         put_text(ws, row + 3 + k, 1, label)
