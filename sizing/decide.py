@@ -10,7 +10,7 @@ target) is never ranked, whatever the decision requires; nor is one over the bud
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import formulas as F
@@ -111,6 +111,30 @@ def values_env(r: Results) -> dict[str, Any]:
     return env
 
 
+# What a benchmark record measures in place of a prediction: the objective, and the record's quantity.
+MEASURED = {"cost_per_million_tokens": "cost_per_million_tokens_at_utilisation"}
+
+
+def measurement(r: Results, wid: str, device: str, qid: str) -> tuple[str, str, float] | None:
+    """(record, quantity, value) of a benchmark record that measures this workload on this device: measured
+    beats predicted."""
+    mq = MEASURED.get(qid)
+    for b in r.scenario.benchmarks if mq else ():
+        if b.get("workload") == wid and b.get("scenario_device") == device:
+            p = next((x for x in r.pairs if x.workload == b.id and x.kind == "benchmark"), None)
+            v = p.values.get(mq) if p else None
+            if isinstance(v, float) and math.isfinite(v):
+                return b.id, mq, v
+    return None
+
+
+def holder(r: Results, dec: Decision, o: Option):
+    """The pair whose quantity `o.quantity` is the option's value: the record's where measured."""
+    if o.measured_by:
+        return next(p for p in r.pairs if p.workload == o.measured_by)
+    return r.pair(dec.workload, o.device)
+
+
 def infeasible(r: Results, wid: str, device: str) -> list[Failure]:
     """Why a fleet is not priced, whatever the decision requires."""
     p = r.pair(wid, device)
@@ -141,13 +165,17 @@ def decide_one(r: Results, dec: Entity | None, env: dict[str, Any]) -> Decision 
             fails += [f for f in infeasible(r, wid, device) if f not in fails]
             if not fails:
                 fails.append(Failure("computable", wid, vq))
+        measured = measurement(r, wid, device, vq) if variant == "fleet" else None
+        if measured is not None and value is not None:
+            record, mq, mv = measured
+            unranked.append(Option(device, mv, tuple(fails), None, variant, mq, record, value))
+            continue
         unranked.append(Option(device, value, tuple(fails), None, variant, vq))
     sign = -1 if maximise else 1
     order = sorted(range(len(unranked)), key=lambda i: (bool(unranked[i].failures), unranked[i].value is None,
                                                         sign * unranked[i].value if unranked[i].value is not None
                                                         else 0, i))
-    options = tuple(Option(o.device, o.value, o.failures, n + 1 if o.passes else None, o.variant, o.quantity)
-                    for n, o in enumerate(unranked[i] for i in order))
+    options = tuple(replace(o, rank=n + 1 if o.passes else None) for n, o in enumerate(unranked[i] for i in order))
     best = options[0] if options and options[0].passes else None
     budget = {f: r.inputs[budget_key(dec, f)].value.value for f, _ in BUDGETS
               if dec and budget_key(dec, f) in r.inputs}

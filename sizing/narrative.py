@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from . import formulas as F
+from .decide import holder
 from .evaluate import Pair, Results, scalar
 from .formulas.common import MONTH
 from .formulas.graph import QuantityDef
@@ -163,8 +164,14 @@ def option_name(o: Option) -> str:
 
 def value_words(r: Results, dec: Decision, o: Option) -> str:
     """An option's objective value as the report shows it."""
-    p = r.pair(dec.workload, o.device)
-    return show(p, o.quantity) if o.value is not None else "n/a"
+    if o.value is None:
+        return "n/a"
+    measured = show(holder(r, dec, o), o.quantity)
+    if not o.measured_by:
+        return measured
+    ratio = show(holder(r, dec, o), "measured_vs_predicted")
+    return f"{measured} (measured by {o.measured_by}; predicted {human(o.predicted, dec.unit)}, measured / " \
+           f"predicted throughput {ratio})"
 
 
 def cost_sentence(r: Results, dec: Decision, o: Option) -> str:

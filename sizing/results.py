@@ -41,6 +41,9 @@ class Option:
     rank: int | None            # 1 = recommended; None: fails a requirement, so it is not ranked
     variant: str = "fleet"      # fleet | busy_hours | api
     quantity: str = ""          # the quantity that gives the value
+    measured_by: str = ""       # a benchmark record that measures this fleet: the value is its measurement
+    predicted: float | None = None      # then the engine's prediction of the same figure
+
 
     @property
     def passes(self) -> bool:
@@ -60,7 +63,8 @@ class Option:
 
     def as_dict(self) -> dict[str, Any]:
         return {"option": self.id, "device": None if self.variant == "api" else self.device,
-                "variant": self.variant, "quantity": self.quantity, "value": self.value, "passes": self.passes,
+                "variant": self.variant, "quantity": self.quantity, "value": self.value,
+                "measured_by": self.measured_by or None, "predicted": self.predicted, "passes": self.passes,
                 "failures": [asdict(f) for f in self.failures], "rank": self.rank}
 
 

@@ -119,3 +119,18 @@ def test_a_forced_cost_basis_is_the_rate_every_total_uses(basis, rate, capex):
     assert v["monthly_cost"] == pytest.approx(v["fleet_devices"] * v["hourly_rate"] * HOURS_PER_MONTH * 3600)
     if basis != "own":
         assert v["opex_monthly"] == pytest.approx(v["monthly_cost"])
+
+
+def test_measured_beats_predicted_in_the_headline():
+    r = results_of("ref-benchmark-economics")
+    best = r.decision.best
+    record = next(p for p in r.pairs if p.workload == "record-7b-a").values
+    predicted = r.pair("predicted", "accelerator-a").values["cost_per_million_tokens"]
+    # the record's $2.00/hour over 1,500 tokens/s at 40 % busy: the reference's $0.93 per million
+    assert best.value == pytest.approx(2.00 / (1500 * 0.4 * 3600) * 1e6) == record[
+        "cost_per_million_tokens_at_utilisation"]
+    assert best.measured_by == "record-7b-a" and best.predicted == predicted != best.value
+    from sizing.narrative import value_words
+    assert value_words(r, r.decision, best) == (
+        "$0.9259/M tokens (measured by record-7b-a; predicted $1.09/M tokens, measured / predicted throughput "
+        "118.1 %)")

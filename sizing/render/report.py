@@ -18,7 +18,7 @@ from ..evaluate import Pair, Results, decide_each, sweep_paths, what_if
 from ..formulas.graph import QuantityDef
 from ..output import build_datetime
 from ..scenario import sha256
-from ..narrative import (breakeven, defs, device_name, findings, fleet_words, held_against, label, objective_words,
+from ..narrative import (value_words, breakeven, defs, device_name, findings, fleet_words, held_against, label, objective_words,
                          pairs_of, plain, show, used_keys, verdict, why, workload_ids, workload_title)
 from . import charts
 from .format import human, number
@@ -243,7 +243,7 @@ def decision_summary(r: Results, dec) -> Decision:
     best = dec.best
     wid = dec.workload
     p = r.pair(wid, best.device) if best else None
-    headline = show(p, best.quantity) if p else "no option qualifies"
+    headline = value_words(r, dec, best) if p else "no option qualifies"
     constraint, reasons = why(r, dec)
     table, note = comparison(r, dec)
     entity = next((e for e in r.scenario.decisions if e.id == dec.id), None)
@@ -283,7 +283,7 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
     head = ("Rank", "Option", label(qid)) + tuple(label(q) for q in figures) + ("Verdict",)
     rows, mark = [], None
     for i, (o, p) in enumerate(ranked):
-        value = show(p, o.quantity) if o.value is not None else "n/a"
+        value = value_words(r, dec, o)
         if o.id == dec.recommendation:
             mark = i
         rows.append((str(o.rank) if o.rank else "–", o.label, value, *(figure(p, o, q) for q in figures),

@@ -26,7 +26,7 @@ from .. import __version__
 from .. import formulas as F
 from .. import kinds as K
 from .. import schema as S
-from ..decide import VARIANTS, checks
+from ..decide import VARIANTS, checks, holder
 from ..evaluate import Input, Pair, Results, SweepResult, sweep_paths
 from ..formulas.expr import all_of, excel_number
 from ..output import build_datetime, write_atomic
@@ -648,7 +648,7 @@ def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> 
     for k, o in enumerate(columns):
         col = 3 + k
         c = get_column_letter(col)
-        p = b.r.pair(wid, o.device)
+        p = holder(b.r, dec, o)
         key = qkey(p, o.quantity) if p else None
         if key is not None:
             put(ws, row + 3, col, "=" + scaled(b.names[key], shown.factor), fmt)
