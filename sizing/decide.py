@@ -66,12 +66,12 @@ def options_of(r: Results, wid: str, qid: str, kinds: tuple[str, ...] = VARIANTS
     whatever its inputs are changed to."""
     out = [(did, "fleet", qid) for did in r.scenario.compare] if "fleet" in kinds else []
     for variant in ("busy_hours", "api"):
+        if variant not in kinds:
+            continue
         vq = VARIANT_QUANTITY[variant].get(qid)
         holders = [did for did in r.scenario.compare if (p := r.pair(wid, did)) and vq in p.values]
-        if variant in kinds:
-            out += [(did, variant, vq) for did in (holders[:1] if variant == "api" else holders)]
+        out += [(did, variant, vq) for did in (holders[:1] if variant == "api" else holders)]
     return out
-
 
 
 def checks(r: Results, dec: Entity | None, wid: str, device: str, variant: str) -> list[Check]:
@@ -126,6 +126,11 @@ def measurement(r: Results, wid: str, device: str, qid: str) -> tuple[str, str, 
             if isinstance(v, float) and math.isfinite(v):
                 return b.id, mq, v
     return None
+
+
+def entity_of(r: Results, dec: Decision) -> Entity | None:
+    """The scenario's `decision` entry a decision was made from (None for the default decision)."""
+    return next((e for e in r.scenario.decisions if e.id == dec.id), None)
 
 
 def holder(r: Results, dec: Decision, o: Option):

@@ -143,7 +143,7 @@ def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
                 (f" and it does {' and '.join(checked)}." if checked else ".")
     cheapest = min((o for o in ranking if o.value is not None),
                    key=lambda o: -o.value if dec.maximise else o.value, default=None)
-    extra = money(p, dec) if b.variant == "fleet" else [cost_sentence(r, dec, b)]
+    extra = money(p) if b.variant == "fleet" else [cost_sentence(r, dec, b)]
     if cheapest is not None and cheapest.id != b.id and cheapest.failures:
         tag = failure_tag(cheapest.failures)
         lost = f"{option_name(cheapest)} would have the {word} {objective_words(dec)} " \
@@ -184,7 +184,7 @@ def cost_sentence(r: Results, dec: Decision, o: Option) -> str:
             f"capacity follows the traffic.")
 
 
-def money(p: Pair, dec: Decision | None = None) -> list[str]:
+def money(p: Pair) -> list[str]:
     """The fleet's cost basis against the other one, where the engine prices both."""
     v, out = p.values, []
     if "monthly_cost_own" in v and "monthly_cost_rent" in v:
@@ -260,7 +260,7 @@ def forward_reason(r: Results, p: Pair) -> tuple[str, list[str]]:
 
 def failure_tag(fails: tuple[Failure, ...]) -> str:
     """The dominant constraint that excluded the cheapest option, in two or three words."""
-    if any(f.deployment or f.quantity.endswith("_in_cloud") for f in fails):
+    if any(f.deployment or f.cloud_service for f in fails):
         return "deployment"
     if any(f.requirement == "budget" for f in fails):
         return "budget"
@@ -271,21 +271,20 @@ def failure_tag(fails: tuple[Failure, ...]) -> str:
     return "latency target"
 
 
-def failure_words(r: Results, option: Option, dec: Decision | None = None) -> str:
+def failure_words(r: Results, option: Option, dec: Decision) -> str:
     """Why an option is excluded, with the engine's figures."""
     out = []
-    dec = dec or r.decision
     for f in option.failures:
         p = r.pair(f.workload, option.device)
-        where = f" (workload {f.workload})" if f.workload != (dec.workload if dec else None) else ""
-        if f.quantity.endswith("_in_cloud"):
+        where = f" (workload {f.workload})" if f.workload != dec.workload else ""
+        if f.cloud_service:
             out.append(f"is a cloud service: it cannot be had {f.requirement}")
         elif f.deployment:
             out.append(f"cannot be had {f.requirement} (its deployment: "
                        f"{device_deployment(r, option.device)})")
         elif f.requirement == "budget":
             field_name = "monthly" if f.quantity != "capex" else "capex"
-            limit = dec.budget.get(field_name) if dec else None
+            limit = dec.budget.get(field_name)
             over = f" ({show(p, f.quantity)} against {money_text(limit)})" if limit is not None else ""
             out.append(f"is over the {'monthly budget' if field_name == 'monthly' else 'capital budget'}{over}")
         elif f.requirement == "demand_consistent":

@@ -19,6 +19,11 @@ class Failure:
         return self.quantity.startswith("available_")
 
     @property
+    def cloud_service(self) -> bool:
+        """A service option (busy hours rented, the API) asked to be on premises or at the edge."""
+        return self.quantity.endswith("_in_cloud")
+
+    @property
     def memory(self) -> bool:
         return self.quantity == "fits"
 

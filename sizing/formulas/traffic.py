@@ -192,16 +192,16 @@ def monthly_cost(q):
     return priced(q, q.fleet_devices * q.hourly_rate * MONTH)
 
 
-@quantity("generate", "monthly_cost_rent", "USD/month", "the fleet rented: replicas × devices × rental cost",
+@quantity("generate", "monthly_cost_rent", "USD/month", "the fleet rented: devices in the fleet × rental cost",
           display="USD/month", label="Monthly cost, rented")
 def gen_monthly_rent(q):
-    return priced(q, q.replicas * q.replica_devices * q.rent_rate * MONTH)
+    return priced(q, q.fleet_devices * q.rent_rate * MONTH)
 
 
-@quantity("generate", "monthly_cost_own", "USD/month", "the fleet owned: replicas × devices × on-premises cost",
+@quantity("generate", "monthly_cost_own", "USD/month", "the fleet owned: devices in the fleet × on-premises cost",
           display="USD/month", label="Monthly cost, owned")
 def gen_monthly_own(q):
-    return priced(q, q.replicas * q.replica_devices * q.own_rate * MONTH)
+    return priced(q, q.fleet_devices * q.own_rate * MONTH)
 
 
 @quantity("generate", "api_cost_per_request", "USD/request",
@@ -228,8 +228,6 @@ def gen_api_monthly(q):
           label="Cheaper than the hosted API", type="check")
 def gen_cheaper_than_api(q):
     return q.cost_per_million_tokens <= q.api_cost_per_million_tokens
-
-
 
 
 # -- renting only the busy hours: the make-or-buy alternative to a fleet held all month ----------
@@ -261,4 +259,3 @@ def gen_busy_hours_per_million(q):
           display="USD", label="Cost per million requests, busy hours rented")
 def fw_busy_hours_per_million(q):
     return priced(q, q.busy_hours_monthly_cost / (q.average_rate * MONTH) * REQUEST * 1e6)
-

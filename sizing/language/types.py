@@ -484,11 +484,8 @@ class OneOrList(FieldType):
         return f"{self.inner.describe()}, or a list of them"
 
     def walk(self, chk: Checker, node: Node, f: Field, path: str, out: dict[str, Value], key: str) -> None:
-        if isinstance(node, Sequence):
-            for i, child in enumerate(node.items):
-                self.inner.walk(chk, child, f, f"{path}[{i}]", out, f"{key}[{i}]")
-        else:
-            self.inner.walk(chk, node, f, path, out, key)
+        one = ListOf(self.inner) if isinstance(node, Sequence) else self.inner
+        one.walk(chk, node, replace(f, type=one), path, out, key)
 
     def json_schema(self, f: Field) -> dict:
         one = self.inner.json_schema(f)

@@ -14,12 +14,13 @@ import numpy as np
 from .. import __version__
 from .. import formulas as F
 from .. import kinds as K
+from ..decide import entity_of
 from ..evaluate import Pair, Results, decide_each, sweep_paths, what_if
 from ..formulas.graph import QuantityDef
 from ..output import build_datetime
 from ..scenario import sha256
-from ..narrative import (value_words, breakeven, defs, device_name, findings, fleet_words, held_against, label, objective_words,
-                         pairs_of, plain, show, used_keys, verdict, why, workload_ids, workload_title)
+from ..narrative import (breakeven, defs, device_name, findings, fleet_words, held_against, label, objective_words,
+                        pairs_of, plain, show, used_keys, value_words, verdict, why, workload_ids, workload_title)
 from . import charts
 from .format import human, number
 
@@ -246,7 +247,7 @@ def decision_summary(r: Results, dec) -> Decision:
     headline = value_words(r, dec, best) if p else "no option qualifies"
     constraint, reasons = why(r, dec)
     table, note = comparison(r, dec)
-    entity = next((e for e in r.scenario.decisions if e.id == dec.id), None)
+    entity = entity_of(r, dec)
     title = entity.get("title") if entity and entity.has("title") else workload_title(r, wid)
     name = device_name(r, best.device) if best and best.variant != "api" else ""
     own = best if best and best.variant == "fleet" else next((o for o in dec.options if o.variant == "fleet"

@@ -26,7 +26,7 @@ from .. import __version__
 from .. import formulas as F
 from .. import kinds as K
 from .. import schema as S
-from ..decide import VARIANTS, checks, holder
+from ..decide import VARIANTS, checks, entity_of, holder
 from ..evaluate import Input, Pair, Results, SweepResult, sweep_paths
 from ..formulas.expr import all_of, excel_number
 from ..output import build_datetime, write_atomic
@@ -619,7 +619,7 @@ def recommendation_name(i: int) -> str:
 
 def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> int:
     """One decision: each option's objective, requirements met, rank, what it fails; the recommendation."""
-    entity = next((e for e in b.scn.decisions if e.id == dec.id), None)
+    entity = entity_of(b.r, dec)
     wid, qid = dec.workload, dec.quantity
     put_text(ws, row, 1, f"Decision: {entity.get('title')}" if entity and entity.has("title") else "Decision",
              "sizing section")
