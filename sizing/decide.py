@@ -93,7 +93,8 @@ def checks(r: Results, dec: Entity | None, wid: str, device: str, variant: str) 
         if field == "capex" and variant != "fleet":
             continue                              # renting and the API need no capital
         if spent in values:
-            out.append(Check("budget", wid, spent, F.Ref(qkey(wid, device, spent), spent) <= F.Ref(key, role)))
+            ref = F.Ref(qkey(wid, device, spent), spent)
+            out.append(Check("budget", wid, spent, F.unpriced_or(ref, ref <= F.Ref(key, role))))
     return out
 
 

@@ -319,17 +319,17 @@ def what_if(results: Results, overrides: dict[str, Any], pairs: list[Pair] | Non
     return run(results.pairs if pairs is None else pairs, env)
 
 
-def decide_with(results: Results, env: dict[str, Any]) -> Decision | None:
-    """The engine's (first) decision on the values of a what-if run."""
+def decide_with(results: Results, env: dict[str, Any], which: int = 0) -> Decision | None:
+    """The engine's decision (the first, or number `which`) on the values of a what-if run."""
     pairs = [replace(p, values={x.d.id: scalar(env[x.key]) for x in p.present()}) for p in results.pairs]
     inputs = {k: replace(i, value=replace(i.value, value=scalar(env[k]))) if k in env else i
               for k, i in results.inputs.items()}
     decided = decide(replace(results, pairs=pairs, inputs=inputs))
-    return decided[0] if decided else None
+    return decided[which] if len(decided) > which else None
 
 
-def decide_each(r: Results, changes: list[tuple[str, float]]) -> list[Decision | None]:
-    """The engine's decision with each (input, value) applied alone, all in one vectorised run."""
+def decide_each(r: Results, changes: list[tuple[str, float]], which: int = 0) -> list[Decision | None]:
+    """The engine's decision (number `which`) with each (input, value) applied alone, in one vectorised run."""
     n = len(changes)
     env: dict[str, Any] = {k: i.value.value for k, i in r.inputs.items()}
     for j, (key, v) in enumerate(changes):
@@ -338,4 +338,4 @@ def decide_each(r: Results, changes: list[tuple[str, float]]) -> list[Decision |
         env[key][j] = v
     run(r.pairs, env)
     return [decide_with(r, {k: v[j] if isinstance(v, np.ndarray) and v.shape == (n,) else v
-                            for k, v in env.items()}) for j in range(n)]
+                            for k, v in env.items()}, which) for j in range(n)]

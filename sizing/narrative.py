@@ -46,6 +46,12 @@ def show(p: Pair | None, qid: str, d: QuantityDef | None = None) -> str:
     return human(p.values[qid], d.unit, d.display)
 
 
+def rate(p: Pair, qid: str) -> str:
+    """A rate a sentence multiplies, to five significant digits (not rounded to cents), so the product checks."""
+    d = next(x.d for x in p.present() if x.d.id == qid)
+    return human(p.values[qid], d.unit, d.display, digits=5, cents=False)
+
+
 def used_keys(pairs: list[Pair]) -> set[str]:
     """Keys every present formula of the pairs reads."""
     return {ref.key for p in pairs for x in p.present() for ref in F.refs(x.expr)}
@@ -141,25 +147,29 @@ def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
     else:
         first = f"{name} is the only option compared; its {objective_words(dec)} is {value_words(r, dec, b)}" + \
                 (f" and it does {' and '.join(checked)}." if checked else ".")
+    if b.variant == "api":
+        first += " Its latency and capacity are the provider's: they are not checked here."
     cheapest = min((o for o in ranking if o.value is not None),
                    key=lambda o: -o.value if dec.maximise else o.value, default=None)
     extra = money(p) if b.variant == "fleet" else [cost_sentence(r, dec, b)]
     if cheapest is not None and cheapest.id != b.id and cheapest.failures:
         tag = failure_tag(cheapest.failures)
-        lost = f"{option_name(cheapest)} would have the {word} {objective_words(dec)} " \
+        other = option_name(cheapest)
+        lost = f"{other[0].upper()}{other[1:]} would have the {word} {objective_words(dec)} " \
                f"({value_words(r, dec, cheapest)}) but {failure_words(r, cheapest, dec)}."
         return tag, [first, lost] + (physics(r, p)[1] if b.variant != "api" else []) + extra
     if b.variant == "api":
-        return "make or buy: the hosted API", [first] + extra
+        return "cost: the hosted API is cheaper than a fleet", [first] + extra
     tag, more = physics(r, p)
-    return ("make or buy: busy hours rented" if b.variant == "busy_hours" else tag), [first] + more + extra
+    return ("cost: renting as traffic needs is cheaper than holding a fleet" if b.variant == "busy_hours" else tag), \
+        [first] + more + extra
 
 
 def option_name(o: Option) -> str:
-    """An option as a sentence names it: 'h100', 'h100 rented for its busy hours only', 'the hosted API'."""
+    """An option as a sentence names it: 'h100', 'h100 rented on demand as traffic needs', 'the hosted API'."""
     if o.variant == "fleet":
         return o.device
-    return "the hosted API" if o.variant == "api" else f"{o.device} rented for its busy hours only"
+    return "the hosted API" if o.variant == "api" else f"{o.device} rented on demand as traffic needs"
 
 
 def value_words(r: Results, dec: Decision, o: Option) -> str:
@@ -179,9 +189,11 @@ def cost_sentence(r: Results, dec: Decision, o: Option) -> str:
     p = r.pair(dec.workload, o.device)
     if o.variant == "api":
         return f"The hosted API is priced per token: {api_words(r, p)}."
-    return (f"Renting only the busy hours pays the on-demand price for the devices the average traffic keeps busy "
-            f"at the planned maximum utilisation, with no spare replica{cost_driver(r, dec, o)}; it assumes "
-            f"capacity follows the traffic.")
+    spare = role_value(r, p, "redundancy")
+    spare = f" plus {human(spare, '')} spare replica{'' if spare == 1 else 's'}" if spare else ""
+    return (f"Renting on demand as traffic needs pays the on-demand price for the devices the average traffic "
+            f"keeps busy at the planned maximum utilisation{spare}{cost_driver(r, dec, o)}. This is a floor: it "
+            f"averages fractional devices over the month and assumes capacity can always be had.")
 
 
 def money(p: Pair) -> list[str]:
@@ -199,8 +211,8 @@ def api_words(r: Results, p: Pair) -> str:
     parts = [f"{input_text(r, f'{w}.output_tokens')} output tokens × {input_text(r, f'{w}.api.output_price')}"]
     if f"{w}.api.input_price" in r.inputs and f"{w}.input_tokens" in r.inputs:
         parts.append(f"{input_text(r, f'{w}.input_tokens')} input tokens × {input_text(r, f'{w}.api.input_price')}")
-    return f"{' + '.join(parts)} = {show(p, 'api_cost_per_request')} per request, " \
-           f"{show(p, 'api_cost_per_million_tokens')} per million output tokens"
+    return f"{' + '.join(parts)} = {rate(p, 'api_cost_per_request')} per request, " \
+           f"{show(p, 'api_cost_per_million_tokens')} of output (input tokens included)"
 
 
 def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
@@ -278,7 +290,8 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
         p = r.pair(f.workload, option.device)
         where = f" (workload {f.workload})" if f.workload != dec.workload else ""
         if f.cloud_service:
-            out.append(f"is a cloud service: it cannot be had {f.requirement}")
+            service = "is a hosted service" if option.variant == "api" else "is rented in the cloud"
+            out.append(f"{service}: it cannot be had {f.requirement}")
         elif f.deployment:
             out.append(f"cannot be had {f.requirement} (its deployment: "
                        f"{device_deployment(r, option.device)})")
@@ -314,7 +327,7 @@ def device_deployment(r: Results, did: str) -> str:
 
 
 def target_detail(r: Results, p: Pair) -> str:
-    checks = (("meets_per_token", "step_time", "targets.per_token_p95", "per-token time"),
+    checks = (("meets_per_token", "token_interval", "targets.per_token_p95", "time between tokens"),
               ("meets_ttft", "ttft_p95" if "ttft_p95" in p.values else "ttft", "targets.ttft_p95",
                "time to first token"),
               ("meets_latency", "latency", "targets.latency_p95", "latency"))
@@ -357,9 +370,9 @@ def basis_words(p: Pair) -> str:
     basis = v["cost_basis"]
     other = ""
     if "own_rate" in v and "rent_rate" in v:
-        other = (f", cheaper than renting at {show(p, 'rent_rate')}" if basis == "own" else
-                 f", cheaper than owning at {show(p, 'own_rate')}")
-    return f"costed as {BASIS_WORDS.get(basis, basis)} at {show(p, 'hourly_rate')} per device{other}"
+        other = (f", cheaper than renting at {rate(p, 'rent_rate')}" if basis == "own" else
+                 f", cheaper than owning at {rate(p, 'own_rate')}")
+    return f"costed as {BASIS_WORDS.get(basis, basis)} at {rate(p, 'hourly_rate')} per device{other}"
 
 
 def cost_driver(r: Results, dec: Decision, o: Option) -> str:
@@ -370,23 +383,23 @@ def cost_driver(r: Results, dec: Decision, o: Option) -> str:
     if o.variant == "api":
         if monthly:
             month = v["average_rate"] * HOURS_PER_MONTH * 3600
-            return f": {show(p, 'average_rate')} × {HOURS_PER_MONTH:g} h = {human(month, '')} requests × " \
-                   f"{show(p, 'api_cost_per_request')} per request"
+            return f": {show(p, 'average_rate')} × 3,600 s/h × {HOURS_PER_MONTH:g} h = {human(month, '')} requests × " \
+                   f"{rate(p, 'api_cost_per_request')} per request"
         return f": {api_words(r, p)}"
     if o.variant == "busy_hours":
         if monthly:
             n = v["busy_hours_devices"]
             return f": {human(n, '')} device{'' if n == 1 else 's'} rented on average × " \
-                   f"{human(r.inputs[f'device.{o.device}.price'].value.value, 'USD/s')} (on demand) × " \
+                   f"{human(r.inputs[f'device.{o.device}.price'].value.value, 'USD/s', digits=5, cents=False)} (on demand) × " \
                    f"{HOURS_PER_MONTH:g} h"
         return f": {show(p, 'busy_hours_monthly_cost')} / {show(p, 'tokens_per_month')} served"
     if monthly and "hourly_rate" in v and "fleet_devices" in v:
-        return (f": {human(v['fleet_devices'], '')} devices × {show(p, 'hourly_rate')} "
+        return (f": {human(v['fleet_devices'], '')} devices × {rate(p, 'hourly_rate')} "
                 f"({BASIS_WORDS.get(v.get('cost_basis'))}) × {HOURS_PER_MONTH:g} h")
     if o.quantity == "cost_per_million_tokens" and "tokens_per_month" in v:
         return f": {show(p, 'monthly_cost')} / {show(p, 'tokens_per_month')} served"
     if o.quantity == "cost_per_million_tokens" and "hourly_rate" in v:
-        return f": {show(p, 'tokens_per_s')} per replica at {show(p, 'hourly_rate')} per device"
+        return f": {show(p, 'tokens_per_s')} per replica at {rate(p, 'hourly_rate')} per device"
     return ""
 
 
@@ -430,6 +443,10 @@ def finding(r: Results, pairs: list[Pair]) -> str:
     if kind == "benchmark":
         return "; ".join(f"{show(p, 'cost_per_million_tokens')} measured, "
                          f"{show(p, 'cost_per_million_tokens_at_utilisation')} at the stated utilisation"
+                         + ("" if p.values.get("within_peak", True) else
+                            f"; it is {show(p, 'measured_vs_predicted')} of the prediction, faster than the device's "
+                            f"declared peaks allow (calibrated efficiency {show(p, 'calibrated_efficiency')}): "
+                            f"check the record's configuration or the device's figures")
                          for p in pairs) + "."
     return ""
 
@@ -444,7 +461,8 @@ def train_fit(p: Pair) -> str:
         return f"fits sharded over the {used} used"
     if "devices_that_fit" not in v:
         return f"does not fit on the {used} used"
-    priced = f", at a cost of {show(p, 'cost_that_fits')}" if "cost_that_fits" in v else ""
+    priced = f", in {show(p, 'duration_that_fits')}" if "duration_that_fits" in v else ""
+    priced += f" at a cost of {show(p, 'cost_that_fits')}" if "cost_that_fits" in v else ""
     return f"does not fit on the {used} used: {show(p, 'devices_that_fit')} would hold it sharded{priced}"
 
 
@@ -477,7 +495,9 @@ def breakeven(r: Results) -> tuple[str, ...]:
     out = []
     for p in r.pairs:
         if isinstance(p.values.get("breakeven_utilisation"), float):
-            out.append(breakeven_words(p, f"{p.workload} on {p.device}: renting by the hour") + ".")
+            key = f"device.{p.device}.price"
+            price = human(r.inputs[key].value.value, "USD/s") if key in r.inputs else "the hourly price"
+            out.append(breakeven_words(p, f"{p.workload} on {p.device}: renting on demand at {price}") + ".")
         if "compute_bound_batch" in p.values:
             b = p.values["compute_bound_batch"]
             now = show(p, "step_tokens").replace(" tokens", "")

@@ -20,7 +20,7 @@ class Failure:
 
     @property
     def cloud_service(self) -> bool:
-        """A service option (busy hours rented, the API) asked to be on premises or at the edge."""
+        """A service option (rented on demand as traffic needs, the API) asked to be on premises or at the edge."""
         return self.quantity.endswith("_in_cloud")
 
     @property
@@ -32,12 +32,12 @@ class Failure:
         return self.requirement == "computable"
 
 
-VARIANT_WORDS = {"busy_hours": "busy hours rented", "api": "hosted API"}
+VARIANT_WORDS = {"busy_hours": "on demand as traffic needs", "api": "hosted API"}
 
 
 @dataclass(frozen=True)
 class Option:
-    """One option considered by a decision: a device's fleet, that device rented for its busy hours only, or a
+    """One option considered by a decision: a device's fleet, that device rented on demand as the traffic needs, or a
     hosted API. Ranked when it meets every requirement, else listed unranked with what it fails."""
 
     device: str                 # the device (for the API: the pair that carries its price)
@@ -61,7 +61,7 @@ class Option:
 
     @property
     def label(self) -> str:
-        """The option in words: 'h100', 'h100, busy hours rented', 'hosted API'."""
+        """The option in words: 'h100', 'h100, on demand as traffic needs', 'hosted API'."""
         if self.variant == "fleet":
             return self.device
         return VARIANT_WORDS["api"] if self.variant == "api" else f"{self.device}, {VARIANT_WORDS[self.variant]}"

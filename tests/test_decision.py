@@ -133,6 +133,19 @@ def test_the_api_and_busy_hours_are_ranked_beside_the_fleets():
     assert d.recommendation == "api"
 
 
+def test_renting_as_traffic_needs_keeps_the_spare_replicas():
+    """The scenario's redundancy is a requirement of every option that serves: on demand it is rented too."""
+    spare = SERVICE.replace("max_utilisation: 70 %}", "max_utilisation: 70 %, redundancy: 2}")
+    assert spare != SERVICE
+    r = results(spare + "decision: {workload: chat, objective: monthly_cost}\n")
+    h = r.pair("chat", "h100").values
+    assert h["busy_hours_devices"] == pytest.approx(12 / (h["requests_per_s"] * 0.7) + 2, rel=1e-12)
+    # one replica at least before the spares, even when the average would keep less than one busy
+    quiet = results(spare.replace("average: 12 request/s", "average: 0.01 request/s")
+                    + "decision: {workload: chat, objective: monthly_cost}\n")
+    assert quiet.pair("chat", "h100").values["busy_hours_devices"] == 3
+
+
 def test_services_are_not_on_premises():
     d = results(SERVICE + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n").decision
     assert [o.id for o in d.options if o.passes] == ["h100", "l40s"]

@@ -68,11 +68,11 @@ def test_the_sentence_that_explains_a_cost_multiplies_to_it(name):
         if o.variant == "api":
             m = API.search(words)
             assert m, words
-            assert number(m.group(1)) * number(m.group(2)) == pytest.approx(o.value, rel=0.005)
+            assert number(m.group(1)) * number(m.group(2)) == pytest.approx(o.value, rel=0.001)
         else:
             m = (FLEET if o.variant == "fleet" else BUSY).search(words)
             assert m, words
-            assert number(m.group(1)) * number(m.group(2)) * HOURS_PER_MONTH == pytest.approx(o.value, rel=0.005)
+            assert number(m.group(1)) * number(m.group(2)) * HOURS_PER_MONTH == pytest.approx(o.value, rel=0.001)
         seen.add(o.variant)
     assert {"fleet", "busy_hours"} <= seen
 

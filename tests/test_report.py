@@ -113,8 +113,10 @@ def test_first_page_names_the_fleet_to_buy_and_its_capital():
     p = results(path).pair("chat", "h100").values
     first = squeezed(text(pdf(path), slice(0, 1)))
     # the hosted API is recommended; the cheapest fleet held all month is named beside it, with its capital and cost
+    own = human(p["own_rate"], "USD/s", digits=5, cents=False)        # a rate the sentence multiplies: 5 digits
+    assert own == "$1.4553/hour"
     assert squeezed(f"Cheapest fleet held all month: {p['fleet_devices']:.0f} × h100: {p['replicas']:.0f} replicas "
-                    f"({p['servers']:.0f} for the peak + 1 spare); costed as owned at $1.46/hour per device, cheaper "
+                    f"({p['servers']:.0f} for the peak + 1 spare); costed as owned at {own} per device, cheaper "
                     f"than renting at $1.75/hour; buying them costs {human(p['fleet_purchase'], 'USD', 'USD')}; "
                     f"{human(p['monthly_cost'], 'USD/month', 'USD/month')}.") in first
     assert p["fleet_purchase"] == p["fleet_devices"] * 30000

@@ -206,8 +206,8 @@ def test_what_if_matches_the_engine_on_the_changed_scenario(cases, w):
 def test_doubling_a_price_changes_the_recommendation(cases):
     before, after = cases["chat-70b-fp8"], cases["price-x2"]
     assert before.results.decision.recommendation == "mi300x busy hours"
-    assert after.results.decision.recommendation == "b200 busy hours"
-    assert named_values(after.source, after.values)[RECOMMENDATION] == "b200, busy hours rented"
+    assert after.results.decision.recommendation == "h200 busy hours"
+    assert named_values(after.source, after.values)[RECOMMENDATION] == "h200, on demand as traffic needs"
 
 
 def test_a_long_sweep_is_shown_as_evenly_spaced_live_rows(monkeypatch):
@@ -232,6 +232,23 @@ def test_failed_requirements_are_listed_live(cases):
     assert live == {o.label: {(f.quantity, f.workload) for f in o.failures} for o in ranking}
     ranks = {d: c.value for d, c in zip(devices, rows["rank"][2:])}
     assert {o.label: o.rank for o in ranking if o.passes} == {d: r for d, r in ranks.items() if r}
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_every_decision_lists_what_each_option_fails_as_the_engine_does(cases, name):
+    """Each decision block's live `fails` row, recalculated, names the engine's failures: an option that is not
+    priced does not fail a budget it does not spend (platform-two-services: the L40S fleet misses a target, so it
+    has no capex to compare with the cap)."""
+    case = cases[name]
+    ws = openpyxl.load_workbook(case.values, data_only=True)["Results"]
+    heads = [r for r in ws.iter_rows() if r[1].value == "unit" and r[0].value in (None, "")]
+    fails = [r for r in ws.iter_rows() if r[0].value == "fails"]
+    decisions = case.results.decisions
+    assert len(fails) == len([d for d in decisions if d.options])
+    for dec, head, row in zip((d for d in decisions if d.options), heads, fails):
+        labels = [c.value for c in head[2:2 + len(dec.options)]]
+        live = {lab: set(re.findall(r"(\w+) \(([^)]+)\)", c.value or "")) for lab, c in zip(labels, row[2:])}
+        assert live == {o.label: {(f.quantity, f.workload) for f in o.failures} for o in dec.options}, dec.id
 
 
 # -- names -------------------------------------------------------------------------------------

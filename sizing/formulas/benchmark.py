@@ -1,6 +1,7 @@
 """Benchmark records: measured economics and the tie to a prediction."""
 
 from .common import PER_MILLION
+from .expr import all_of
 from .graph import quantity
 
 # -- benchmark records ----------------------------------------------------------------------
@@ -48,3 +49,11 @@ def bm_calibrated_efficiency(q):
           label="Calibrated bandwidth efficiency")
 def bm_calibrated_bandwidth(q):
     return q.bandwidth_efficiency_now * q.measured_vs_predicted
+
+
+@quantity("benchmark", "within_peak", "",
+          "the measurement needs no more than the device's peaks: calibrated compute and bandwidth efficiencies ≤ "
+          "100 %; above, the record beats the declared peak (check the record's configuration or the device's "
+          "figures)", label="Measurement within the device's peaks", type="check")
+def bm_within_peak(q):
+    return all_of(q.calibrated_efficiency <= 1, q.calibrated_bandwidth_efficiency <= 1)

@@ -63,7 +63,7 @@ def delivered_bandwidth(q):
 
 
 @quantity(ALL, "rent_rate", "USD/s", "rental cost per device: hourly price × (1 − committed-use discount)",
-          display="USD/hour", label="Rental cost per device")
+          display="USD/hour", label="Rental cost per device, after any commitment discount")
 def rent_rate(q):
     return q.price * (1 - q.reserved_discount) if q.has("reserved_discount") else q.price
 

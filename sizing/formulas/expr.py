@@ -110,6 +110,7 @@ def all_of(*args): return call("and", *args)
 def ln(x): return call("ln", x)
 def exp(x): return call("exp", x)
 def erlang_c(servers, load): return call("erlang_c", servers, load)
+def unpriced_or(x, cond): return call("unpriced_or", x, cond)
 
 
 def fleet_search(base, slots, load, per_server, arrivals):
@@ -271,8 +272,17 @@ def _plain(x):
     return x if isinstance(x, np.ndarray) else float(x)
 
 
+def _unpriced_or(x, cond):
+    """`cond`, or true where `x` has no number (an option not priced passes a budget it does not spend)."""
+    x = _magnitude(x)
+    if _scalar(x):
+        return cond if x is not None and not math.isnan(x) else True
+    return np.where(np.isnan(np.asarray(x, dtype=float)), True, cond)
+
+
 FUNCS: dict[str, Callable] = {"max": _max, "min": _min, "ceil": _ceil, "floor": _floor, "if": _if, "and": _and,
-                              "ln": _ln, "exp": _exp, "erlang_c": _erlang_c, "fleet_search": _fleet_search}
+                              "ln": _ln, "exp": _exp, "erlang_c": _erlang_c, "fleet_search": _fleet_search,
+                              "unpriced_or": _unpriced_or}
 def _div(a, b):
     """a / b; dividing by zero gives inf or nan as numpy and the spreadsheet (#DIV/0!) do, never an exception."""
     if _scalar(a, b) and b == 0:
@@ -350,6 +360,8 @@ def to_excel(e: Expr, name: Callable[[Ref], str], parent: int = -1) -> str:
             return f"ROUNDDOWN({args[0]},0)"
         if e.fn == "if":
             return f"IF({','.join(args)})"
+        if e.fn == "unpriced_or":
+            return f"OR(NOT(ISNUMBER({args[0]})),{args[1]})"
         if e.fn == "erlang_c":
             return excel_erlang_c(*(f"({x})" for x in args))
         if e.fn == "fleet_search":
@@ -379,7 +391,8 @@ def to_text(e: Expr, parent: int = -1) -> str:
         return f"({s})" if p < parent else s
     if isinstance(e, Call):
         names = {"if": "if", "and": "all", "ceil": "ceil", "floor": "floor", "max": "max", "min": "min",
-                 "ln": "ln", "exp": "exp", "erlang_c": "erlang_c", "fleet_search": "fleet_search"}
+                 "ln": "ln", "exp": "exp", "erlang_c": "erlang_c", "fleet_search": "fleet_search",
+                 "unpriced_or": "unpriced_or"}
         return f"{names[e.fn]}({', '.join(to_text(a) for a in e.args)})"
     raise TypeError(f"cannot render {e!r}")
 

@@ -230,32 +230,33 @@ def gen_cheaper_than_api(q):
     return q.cost_per_million_tokens <= q.api_cost_per_million_tokens
 
 
-# -- renting only the busy hours: the make-or-buy alternative to a fleet held all month ----------
+# -- renting on demand as the traffic needs (busy hours): the alternative to a fleet held all month ----------
 @quantity(TRAFFIC, "busy_hours_devices", "",
-          "devices rented on average when capacity follows the traffic: the replicas the average needs at the "
-          "maximum utilisation (average / (requests per second per replica × maximum utilisation), one replica at "
-          "least: a live service does not scale to zero) × devices per replica; no spare replica",
+          "devices rented on average when on-demand capacity follows the traffic: the replicas the average needs at "
+          "the maximum utilisation (average / (requests per second per replica × maximum utilisation), one replica at "
+          "least: a live service does not scale to zero) plus the spare replicas (redundancy), × devices per replica. "
+          "A floor: a fractional average over the month, billed by the second, capacity always to be had",
           label="Devices rented on average")
 def busy_hours_devices(q):
-    return maximum(1, q.average_rate / (q.requests_per_s * q.max_utilisation)) * q.replica_devices
+    return (maximum(1, q.average_rate / (q.requests_per_s * q.max_utilisation)) + q.redundancy) * q.replica_devices
 
 
 @quantity(TRAFFIC, "busy_hours_monthly_cost", "USD/month",
-          "renting on demand only the busy hours: devices rented on average × the on-demand price × one month",
-          display="USD/month", label="Monthly cost, busy hours rented")
+          "on demand, following the traffic: devices rented on average × the on-demand price × one month",
+          display="USD/month", label="Monthly cost, on demand following traffic")
 def busy_hours_monthly(q):
     return priced(q, q.busy_hours_devices * q.price * MONTH)
 
 
 @quantity("generate", "busy_hours_cost_per_million_tokens", "USD/Mtoken",
-          "busy hours rented: their monthly cost / output tokens served per month, per million",
-          display="USD/Mtoken", label="Cost per million output tokens, busy hours rented")
+          "on demand following traffic: its monthly cost / output tokens served per month, per million",
+          display="USD/Mtoken", label="Cost per million output tokens, on demand following traffic")
 def gen_busy_hours_per_million(q):
     return priced(q, q.busy_hours_monthly_cost / q.tokens_per_month * PER_MILLION)
 
 
 @quantity("forward", "busy_hours_cost_per_million_requests", "USD",
-          "busy hours rented: their monthly cost / requests served per month × one million requests",
-          display="USD", label="Cost per million requests, busy hours rented")
+          "on demand following traffic: its monthly cost / requests served per month × one million requests",
+          display="USD", label="Cost per million requests, on demand following traffic")
 def fw_busy_hours_per_million(q):
     return priced(q, q.busy_hours_monthly_cost / (q.average_rate * MONTH) * REQUEST * 1e6)

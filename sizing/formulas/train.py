@@ -187,7 +187,7 @@ def tr_duration(q):
     return plus(q.compute_time, q.bubble_time, comm)
 
 
-@quantity("train", "device_hours", "s", "duration × devices", display="h", label="Device-hours")
+@quantity("train", "device_hours", "s", "duration × devices", display="device-h", label="Device-hours")
 def tr_device_hours(q):
     return q.duration * q.devices
 
@@ -217,13 +217,20 @@ def tr_devices_that_fit(q):
     return maximum(whole_replicas(q, q.devices_to_fit), q.devices)
 
 
-@quantity("train", "cost_that_fits", "USD",
-          "the same training on the devices that hold the state: (work at the training rate with the bubble + "
-          "steps × communication at that count) × devices × hourly rate used", display="USD",
-          label="Training cost on devices that hold the state")
-def tr_cost_that_fits(q):
+@quantity("train", "duration_that_fits", "s",
+          "the same training on the devices that hold the state: work at the training rate with the bubble + "
+          "steps × communication at that count", display="h", label="Training time on devices that hold the state")
+def tr_duration_that_fits(q):
     n = q.devices_that_fit
     time = q.flops / (q.train_rate * n) * (1 + bubble_share_at(q, n))
     if without_fabric(q) is None:
         time = time + q.steps * communication_at(q, n, gradient_sync_at(q, n))
-    return time * n * q.hourly_rate
+    return time
+
+
+@quantity("train", "cost_that_fits", "USD",
+          "the same training on the devices that hold the state: its training time × devices × hourly rate used",
+          display="USD",
+          label="Training cost on devices that hold the state")
+def tr_cost_that_fits(q):
+    return q.duration_that_fits * q.devices_that_fit * q.hourly_rate

@@ -24,6 +24,8 @@ FIXED: dict[str, tuple[str, float]] = {
     "Mtoken/month": ("M tokens/month", 1e6),
     "USD": ("$", 1.0), "USD/month": ("$/month", 1.0), "USD/hour": ("$/hour", 1 / 3600),
 }
+# Displays kept whatever the value's size: a device-hours figure reads as hours even when it is weeks long.
+PINNED: dict[str, tuple[str, float]] = {"device-h": ("device-hours", 3600.0)}
 TEXT_UNITS = {"": "", "token": "tokens", "FLOP/byte": "FLOP/byte", "USD/Mtoken": "$/M tokens", "USD": "$",
               "USD/month": "$/month", "token/s": "tokens/s", "request/s": "requests/s"}
 
@@ -54,8 +56,9 @@ def number(x: float, digits: int = 4) -> str:
     return s.rstrip("0").rstrip(".") if "." in s else s
 
 
-def human(value: Any, unit: str, display: str | None = None, digits: int = 4) -> str:
-    """Format an engine value (SI) for a person: '7 ms', '14 GB', 'yes'."""
+def human(value: Any, unit: str, display: str | None = None, digits: int = 4, cents: bool = True) -> str:
+    """Format an engine value (SI) for a person: '7 ms', '14 GB', 'yes'. Money between $1 and $1,000 shows cents
+    as on a price list; `cents=False` keeps `digits` significant digits instead (a rate a sentence multiplies)."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value is None:
@@ -66,7 +69,9 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4) ->
         return "n/a"
     if display == "%":
         return percent(value, digits)
-    if unit in SCALES and value == 0:
+    if display in PINNED:
+        name, factor = PINNED[display]
+    elif unit in SCALES and value == 0:
         name, factor = FIXED.get(display, (SCALES[unit][-1][0] if unit != "s" else "s", 1.0))
     elif unit in SCALES:
         name, factor = scale_for(value, unit)
@@ -76,9 +81,9 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4) ->
         name, factor = TEXT_UNITS.get(unit, unit), 1.0
     text = number(value / factor, digits)
     if name.startswith("$"):
-        if 1 <= abs(value / factor) < 1000:
+        if cents and 1 <= abs(value / factor) < 1000:
             text = f"{value / factor:,.2f}"         # cents, as on a price list
-        elif abs(value / factor) < 1 and len(text.partition(".")[2]) < 2:
+        elif abs(value / factor) < 1000 and len(text.partition(".")[2]) < 2:
             text = f"{value / factor:.2f}"          # $0.40, not $0.4
         return f"${text}{name[1:]}"
     return f"{text} {name}".strip()

@@ -32,7 +32,7 @@ FIGURE_COLUMNS = 5                 # key figures beside the objective in the com
 VARIANT_FIGURES = {
     "busy_hours": {"cost_per_million_tokens": "busy_hours_cost_per_million_tokens",
                    "cost_per_million_requests": "busy_hours_cost_per_million_requests",
-                   "monthly_cost": "busy_hours_monthly_cost", "replicas": None, "devices_needed": None,
+                   "monthly_cost": "busy_hours_monthly_cost", "fleet_devices": "busy_hours_devices", "devices_needed": None,
                    "monthly_cost_own": None},
     "api": {"cost_per_million_tokens": "api_cost_per_million_tokens", "monthly_cost": "api_monthly_cost"},
 }
@@ -74,6 +74,7 @@ class Decision:
     table_note: str
     fleet: str
     fleet_label: str                  # "Fleet" (the recommendation's) or the cheapest own fleet's, beside a service
+    sensitivity: Sensitivity | None   # the recommendation with each assumption moved
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,6 @@ class Report:
     findings: tuple[str, ...]
     caveats: tuple[str, ...]
     workloads: tuple[WorkloadSection, ...]
-    sensitivity: Sensitivity | None
     breakeven: tuple[str, ...]
     method: tuple[MethodGroup, ...]
     glossary: tuple[tuple[str, str, str], ...]
@@ -217,11 +217,11 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
         title=scn.title, owner=str(meta.get("owner", "not stated")), date=str(meta.get("date", when.date())),
         status=str(meta.get("status", "not stated")), description=str(meta.get("description", "")).strip(),
         created=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        decisions=tuple(decision_summary(results, d) for d in results.decisions), overview=overview(results),
+        decisions=tuple(decision_summary(results, i) for i in range(len(results.decisions))), overview=overview(results),
         findings=findings(results),
         caveats=caveats(results),
         workloads=tuple(workload_section(results, wid) for wid in workload_ids(results)),
-        sensitivity=sensitivity(results), breakeven=breakeven(results), method=method(results),
+        breakeven=breakeven(results), method=method(results),
         glossary=glossary(results), warnings=tuple(f"{p.path}: {p.message}" for p in results.problems),
         provenance=Provenance(f"sizing {__version__}", Path(scn.file).name, sha256(scn.data),
                               when.strftime("%Y-%m-%d %H:%M UTC"), attachments, renderers()),
@@ -240,7 +240,8 @@ def colours(r: Results) -> dict[str, int]:
 
 
 # -- recommendation --------------------------------------------------------------------------------------
-def decision_summary(r: Results, dec) -> Decision:
+def decision_summary(r: Results, which: int) -> Decision:
+    dec = r.decisions[which]
     best = dec.best
     wid = dec.workload
     p = r.pair(wid, best.device) if best else None
@@ -257,7 +258,7 @@ def decision_summary(r: Results, dec) -> Decision:
         fleet = f"{fleet[:-1]}; {show(r.pair(wid, own.device), own.quantity)}."
     return Decision(title, best.label if best else None, name, headline, objective_words(dec),
                     workload_title(r, wid), constraint, tuple(reasons), table, note, fleet,
-                    "Fleet" if own is best else "Cheapest fleet held all month")
+                    "Fleet" if own is best else "Cheapest fleet held all month", sensitivity(r, which))
 
 
 def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
@@ -290,8 +291,13 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
         rows.append((str(o.rank) if o.rank else "–", o.label, value, *(figure(p, o, q) for q in figures),
                      verdict(r, dec, o)))
     align = ("r", "l", "r") + ("r",) * len(figures) + ("l",)
-    note = f"The same for every option: {'; '.join(same)}." if same else ""
-    return Table(head, tuple(rows), align, mark), note
+    notes = [f"The same for every option: {'; '.join(same)}."] if same else []
+    if any(o.failures and o.value is not None for o in dec.options):
+        notes.append(f"An option that fails a requirement still shows its {objective_words(dec)}, to show what the "
+                     f"requirement costs; it is not ranked.")
+    if any(o.variant == "api" for o in dec.options):
+        notes.append("The hosted API's latency and capacity are its provider's: they are not checked here (–).")
+    return Table(head, tuple(rows), align, mark), " ".join(notes)
 
 
 def figure(p: Pair, o, qid: str) -> str:
@@ -612,10 +618,10 @@ class Outcome:
     value: float | None
 
 
-def sensitivity(r: Results) -> Sensitivity | None:
-    """How the recommendation and the headline figure move when each assumption moves by a quarter."""
-    dec = r.decision
-    if not dec or not dec.recommendation:
+def sensitivity(r: Results, which: int) -> Sensitivity | None:
+    """How a decision's recommendation and headline figure move when each assumption moves by a quarter."""
+    dec = r.decisions[which]
+    if not dec.recommendation:
         return None
     wid, best = dec.workload, dec.best.label
     d = F.definition(dec.best.quantity)
@@ -623,7 +629,7 @@ def sensitivity(r: Results) -> Sensitivity | None:
     fmt = lambda v: human(v, d.unit, d.display) if v is not None else "n/a"   # noqa: E731
     keys = assumptions(r, wid)
     changes = [(k, v) for k in keys for f in SENSITIVITY if (v := nudged(r, k, f)) is not None]
-    decisions = iter(decide_each(r, changes))
+    decisions = iter(decide_each(r, changes, which))
     moves = []
     for key in keys:
         out = []

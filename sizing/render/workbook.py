@@ -33,7 +33,7 @@ from ..output import build_datetime, write_atomic
 from ..results import Decision, Option
 from ..scenario import sha256
 from ..units import split_quantity, to_unit
-from .format import FIXED, SCALES, TEXT_UNITS, scale_for
+from .format import FIXED, PINNED, SCALES, TEXT_UNITS, scale_for
 
 MASTER = "master_check"
 REQUIREMENTS_MET = "requirements_met"
@@ -155,6 +155,8 @@ def display_unit(values: Iterable, unit: str, display: str | None) -> Shown:
     nums = numbers(values)
     if display == "%":
         return Shown("%", 1.0, True)
+    if display in PINNED:
+        return Shown(*PINNED[display])
     if unit in SCALES and nums:
         return Shown(*scale_for(min((x for x in nums if x), default=0.0), unit))
     if display in FIXED:
@@ -990,17 +992,25 @@ def readme_sheet(b: Book, ws: Worksheet) -> None:
         ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=2)
         row += 1
     row = readme_section(ws, row + 1, "What this workbook answers", answers(b))
-    put_text(ws, row, 1, "recommendation")
-    put(ws, row, 2, f"={RECOMMENDATION}" if r.decisions else "no decision in this scenario").font = Font(bold=True)
+    for i, dec in enumerate(r.decisions or [None]):
+        several = len(r.decisions) > 1
+        put_text(ws, row, 1, f"recommendation ({dec.workload})" if several else "recommendation")
+        put(ws, row, 2, f"={recommendation_name(i)}" if dec else "no decision in this scenario").font = Font(bold=True)
+        row += 1
+    row -= 1
     put_text(ws, row + 1, 1, "master check")
     put(ws, row + 1, 2, f'=IF({MASTER},"OK: every sanity check passes","FAILED: see the Checks sheet")')
     put_text(ws, row + 2, 1, "requirements")
-    put(ws, row + 2, 2, f'=IF({REQUIREMENTS_MET},"every option meets every requirement",'
+    put(ws, row + 2, 2, f'=IF({REQUIREMENTS_MET},"every option meets every requirement checked",'
                         '"some options fail a requirement (a finding): see Checks")')
     for name, cell in ((MASTER, f"B{row + 1}"), (REQUIREMENTS_MET, f"B{row + 2}")):
         ws.conditional_formatting.add(cell, FormulaRule(formula=[name], fill=PatternFill("solid", fgColor=CHECK_OK)))
         ws.conditional_formatting.add(cell, FormulaRule(formula=[f"NOT({name})"],
                                                         fill=PatternFill("solid", fgColor=CHECK_BAD)))
+    if any(o.variant == "api" for d in r.decisions for o in d.options):
+        put_text(ws, row + 3, 2, "a hosted API is checked against the budget and where it runs only: its "
+                                 "latency and capacity are the provider's, not checked here")
+        row += 1
     row = readme_section(ws, row + 4, "How to use", HOW_TO)
     row = colour_key(ws, row)
     row = readme_section(ws, row, "Provenance", provenance(b))
