@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from . import alternatives
 from . import formulas as F
 from . import kinds as K
 from .kinds import objective_id
@@ -60,17 +61,19 @@ def requirements_of(dec: Entity | None) -> tuple[str, ...]:
     return tuple(given or DEFAULT_REQUIREMENTS)
 
 
-def options_of(r: Results, wid: str, qid: str, kinds: tuple[str, ...] = VARIANTS) -> list[tuple[str, str, str]]:
-    """(device, variant, quantity) of every option: the fleets, then each device's busy hours rented, then the
-    hosted API; of the `kinds` the decision considers. Whether priced or not, so the workbook's columns hold
-    whatever its inputs are changed to."""
-    out = [(did, "fleet", qid) for did in r.scenario.compare] if "fleet" in kinds else []
+def options_of(r: Results, wid: str, qid: str, kinds: tuple[str, ...] = VARIANTS) -> list[tuple[str, str, str, str]]:
+    """(workload, device, variant, quantity) of every option: the fleets, then each device rented on demand as
+    traffic needs, each for the workload and then each of its alternatives, then the hosted API; of the `kinds`
+    the decision considers. Whether priced or not, so the workbook's columns hold whatever its inputs become."""
+    wids = [wid] + [w.id for w in alternatives.of(r.scenario.workloads, wid)]
+    out = [(w, did, "fleet", qid) for w in wids for did in r.scenario.compare] if "fleet" in kinds else []
     for variant in ("busy_hours", "api"):
         if variant not in kinds:
             continue
         vq = VARIANT_QUANTITY[variant].get(qid)
-        holders = [did for did in r.scenario.compare if (p := r.pair(wid, did)) and vq in p.values]
-        out += [(did, variant, vq) for did in (holders[:1] if variant == "api" else holders)]
+        for w in (wids[:1] if variant == "api" else wids):
+            holders = [did for did in r.scenario.compare if (p := r.pair(w, did)) and vq in p.values]
+            out += [(w, did, variant, vq) for did in (holders[:1] if variant == "api" else holders)]
     return out
 
 
@@ -134,11 +137,16 @@ def entity_of(r: Results, dec: Decision) -> Entity | None:
     return next((e for e in r.scenario.decisions if e.id == dec.id), None)
 
 
+def pair_of(r: Results, dec: Decision, o: Option):
+    """The pair whose figures price an option: its workload (the decision's, or an alternative) on its device."""
+    return r.pair(o.workload or dec.workload, o.device)
+
+
 def holder(r: Results, dec: Decision, o: Option):
     """The pair whose quantity `o.quantity` is the option's value: the record's where measured."""
     if o.measured_by:
         return next(p for p in r.pairs if p.workload == o.measured_by)
-    return r.pair(dec.workload, o.device)
+    return pair_of(r, dec, o)
 
 
 def infeasible(r: Results, wid: str, device: str) -> list[Failure]:
@@ -161,22 +169,23 @@ def decide_one(r: Results, dec: Entity | None, env: dict[str, Any]) -> Decision 
     maximise = bool(d and d.maximise)
     unranked = []
     kinds = tuple(v.value for k, v in sorted(dec.values.items()) if k.startswith("options[")) if dec else ()
-    for device, variant, vq in options_of(r, wid, qid, kinds or VARIANTS):
-        p = r.pair(wid, device)
+    for w, device, variant, vq in options_of(r, wid, qid, kinds or VARIANTS):
+        p = r.pair(w, device)
         value = p.get(vq) if p else None
-        fails = [Failure(c.requirement, c.workload, c.quantity) for c in checks(r, dec, wid, device, variant)
+        fails = [Failure(c.requirement, c.workload, c.quantity) for c in checks(r, dec, w, device, variant)
                  if met(c, env) is False]
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
             value = None          # infeasible (not priced), or e.g. no rate at the workload's precision
-            fails += [f for f in infeasible(r, wid, device) if f not in fails]
+            fails += [f for f in infeasible(r, w, device) if f not in fails]
             if not fails:
-                fails.append(Failure("computable", wid, vq))
-        measured = measurement(r, wid, device, vq) if variant == "fleet" else None
+                fails.append(Failure("computable", w, vq))
+        alt = r.scenario.workloads[w].alternative
+        measured = measurement(r, w, device, vq) if variant == "fleet" else None
         if measured is not None and value is not None:
             record, mq, mv = measured
-            unranked.append(Option(device, mv, tuple(fails), None, variant, mq, record, value))
+            unranked.append(Option(device, mv, tuple(fails), None, variant, mq, record, value, w, alt))
             continue
-        unranked.append(Option(device, value, tuple(fails), None, variant, vq))
+        unranked.append(Option(device, value, tuple(fails), None, variant, vq, workload=w, alternative=alt))
     sign = -1 if maximise else 1
     order = sorted(range(len(unranked)), key=lambda i: (bool(unranked[i].failures), unranked[i].value is None,
                                                         sign * unranked[i].value if unranked[i].value is not None

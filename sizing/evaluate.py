@@ -222,8 +222,8 @@ def sweep(scn: Scenario, binder: Binder, pairs: list[Pair], env: dict[str, Any])
     s: Sweep = scn.sweep
     out = []
     for w in scn.workloads.values():
-        if s.workload and w.id != s.workload:
-            continue
+        if (s.workload and w.id != s.workload) or (not s.workload and w.alternative_of):
+            continue                      # a sweep without a workload sweeps the workloads, not their alternatives
         if s.parameter == "precision":
             res = precision_sweep(scn, w, s) if scn.compare else None
         else:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 
+from . import alternatives
 from . import formulas as F
-from .decide import holder
+from .decide import holder, pair_of
 from .evaluate import Pair, Results, scalar
 from .formulas.common import MONTH
 from .formulas.graph import QuantityDef
@@ -107,8 +108,8 @@ def role_value(r: Results, p: Pair, role: str):
     return r.inputs[key].value.value if key else None
 
 
-def fleet_words(r: Results, p: Pair | None) -> str:
-    """What to buy or rent: the fleet the engine sized, and its basis."""
+def fleet_words(r: Results, p: Pair | None, name: str = "") -> str:
+    """What to buy or rent: the fleet the engine sized (named `name`, else its device), and its basis."""
     if p is None or "fleet_devices" not in p.values:
         return ""
     v = p.values
@@ -119,43 +120,44 @@ def fleet_words(r: Results, p: Pair | None) -> str:
         (f" ({human(v['servers'], '')} for the peak + {human(spare, '')} spare)" if spare else "")
     basis = f"; {basis_words(p)}" if "cost_basis" in v else ""
     capital = f"; buying them costs {show(p, 'fleet_purchase')}" if "fleet_purchase" in v else ""
-    return f"{human(v['fleet_devices'], '')} × {p.device}: {replicas}{basis}{capital}."
+    return f"{human(v['fleet_devices'], '')} × {name or p.device}: {replicas}{basis}{capital}."
 
 
 def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
     """The dominant constraint behind the recommendation, in words, from the engine's values."""
     ranking = dec.options
     b = dec.best
-    wid = dec.workload
     word = "highest" if dec.maximise else "lowest"
     req = [REQUIRE_WORDS.get(x, x.replace("_", " ")) for x in dec.require]
     if b is None:
         return "no option qualifies", [f"No option compared can {' and '.join(req)}"
                                        f"{' within the budget' if dec.budget else ''}; the verdicts below give each "
                                        f"option's shortfall in the engine's figures."]
-    p = r.pair(wid, b.device)
+    p = pair_of(r, dec, b)
     checked = [("finish by the deadline" if x == "meets_targets" and p.kind == "train" else
                 REQUIRE_WORDS.get(x, x.replace("_", " "))) for x in dec.require
                if isinstance(p.values.get(REQUIREMENTS.get(x, x)), bool)]      # only what the pair checks
     if dec.budget:
         checked.append("keep within the budget")
-    cond = f", among those that {' and '.join(checked)}" if checked and b.variant != "api" else ""
+    cond = f" among those that {' and '.join(checked)}" if checked and b.variant != "api" else ""
     name = option_name(b)
     if len(ranking) > 1:
-        first = f"{name[0].upper()}{name[1:]} has the {word} {objective_words(dec)} ({value_words(r, dec, b)}) " \
-                f"of the {len(ranking)} options compared{cond}."
+        first = f"Of the {len(ranking)} options compared, {name} has the {word} {objective_words(dec)} " \
+                f"({value_words(r, dec, b)}){cond}."
     else:
-        first = f"{name} is the only option compared; its {objective_words(dec)} is {value_words(r, dec, b)}" + \
+        first = f"The only option compared is {name}; its {objective_words(dec)} is {value_words(r, dec, b)}" + \
                 (f" and it does {' and '.join(checked)}." if checked else ".")
     if b.variant == "api":
         first += " Its latency and capacity are the provider's: they are not checked here."
+    if b.alternative:
+        first += f" {alternative_words(r, b)}"
     cheapest = min((o for o in ranking if o.value is not None),
                    key=lambda o: -o.value if dec.maximise else o.value, default=None)
     extra = money(p) if b.variant == "fleet" else [cost_sentence(r, dec, b)]
     if cheapest is not None and cheapest.id != b.id and cheapest.failures:
         tag = failure_tag(cheapest.failures)
         other = option_name(cheapest)
-        lost = f"{other[0].upper()}{other[1:]} would have the {word} {objective_words(dec)} " \
+        lost = f"Of all the options, {other} would have the {word} {objective_words(dec)} " \
                f"({value_words(r, dec, cheapest)}) but {failure_words(r, cheapest, dec)}."
         return tag, [first, lost] + (physics(r, p)[1] if b.variant != "api" else []) + extra
     if b.variant == "api":
@@ -166,10 +168,23 @@ def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
 
 
 def option_name(o: Option) -> str:
-    """An option as a sentence names it: 'h100', 'h100 rented on demand as traffic needs', 'the hosted API'."""
+    """An option as a sentence names it: 'h100', 'h100 (fp8)', 'h100 rented on demand as traffic needs', 'the
+    hosted API'."""
+    device = f"{o.device} ({o.alternative})" if o.alternative else o.device
     if o.variant == "fleet":
-        return o.device
-    return "the hosted API" if o.variant == "api" else f"{o.device} rented on demand as traffic needs"
+        return device
+    return "the hosted API" if o.variant == "api" else f"{device} rented on demand as traffic needs"
+
+
+def alternative_words(r: Results, o: Option) -> str:
+    """What an option's alternative changes in its workload, as given: 'Alternative fp8 of chat: precision fp8.'"""
+    w = r.scenario.workloads.get(o.workload)
+    if not o.alternative or w is None:
+        return ""
+    given = alternatives.changes(r.scenario.workloads[w.alternative_of]).get(o.alternative, {})
+    parts = [f"{path} {v.text}" for path, v in given.items() if path != "title"]
+    return (f"Alternative {o.alternative} of {w.alternative_of} sets {', '.join(parts)}; the rest is as "
+            f"{w.alternative_of}." if parts else "")
 
 
 def value_words(r: Results, dec: Decision, o: Option) -> str:
@@ -186,7 +201,7 @@ def value_words(r: Results, dec: Decision, o: Option) -> str:
 
 def cost_sentence(r: Results, dec: Decision, o: Option) -> str:
     """How a service option is priced, its one definition in the engine's figures."""
-    p = r.pair(dec.workload, o.device)
+    p = pair_of(r, dec, o)
     if o.variant == "api":
         return f"The hosted API is priced per token: {api_words(r, p)}."
     spare = role_value(r, p, "redundancy")
@@ -288,7 +303,7 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
     out = []
     for f in option.failures:
         p = r.pair(f.workload, option.device)
-        where = f" (workload {f.workload})" if f.workload != dec.workload else ""
+        where = f" (workload {f.workload})" if f.workload not in (dec.workload, option.workload) else ""
         if f.cloud_service:
             service = "is a hosted service" if option.variant == "api" else "is rented in the cloud"
             out.append(f"{service}: it cannot be had {f.requirement}")
@@ -344,7 +359,7 @@ def verdict(r: Results, dec: Decision, o: Option) -> str:
     if o.value is None:
         return f"{objective_words(dec)} not computed (an input is missing)"
     if F.definition(dec.quantity) and F.definition(dec.quantity).unit == "s":
-        return f"slower{time_driver(r.pair(dec.workload, o.device))}"
+        return f"slower{time_driver(pair_of(r, dec, o))}"
     word = "lower" if dec.maximise else "higher"
     return f"{word} {objective_words(dec)}{cost_driver(r, dec, o)}"
 
@@ -377,7 +392,7 @@ def basis_words(p: Pair) -> str:
 
 def cost_driver(r: Results, dec: Decision, o: Option) -> str:
     """The sum that gives an option's cost, in its own figures (each shown to 4 digits, so it multiplies out)."""
-    p = r.pair(dec.workload, o.device)
+    p = pair_of(r, dec, o)
     v = p.values
     monthly = o.quantity in ("monthly_cost", "busy_hours_monthly_cost", "api_monthly_cost")
     if o.variant == "api":
@@ -407,6 +422,7 @@ def findings(r: Results) -> tuple[str, ...]:
     """One line per workload: what limits it on each device (engine values only)."""
     out = []
     decided = {d.workload for d in r.decisions}
+    decided |= {w.id for w in r.scenario.workloads.values() if w.alternative_of in decided}
     for wid in workload_ids(r):
         if wid in decided:
             continue

@@ -48,7 +48,8 @@ class Option:
     quantity: str = ""          # the quantity that gives the value
     measured_by: str = ""       # a benchmark record that measures this fleet: the value is its measurement
     predicted: float | None = None      # then the engine's prediction of the same figure
-
+    workload: str = ""          # the workload whose figures price it: the decision's, or an alternative of it
+    alternative: str = ""       # that alternative's id ("" for the workload as given)
 
     @property
     def passes(self) -> bool:
@@ -56,18 +57,22 @@ class Option:
 
     @property
     def id(self) -> str:
-        """The option's name: the device for its fleet, 'h100 busy hours', 'api'."""
-        return {"fleet": self.device, "api": "api"}.get(self.variant, f"{self.device} busy hours")
+        """The option's name: the device for its fleet, 'h100 busy hours', 'api'; an alternative's id follows the
+        device ('h100 fp8', 'h100 fp8 busy hours')."""
+        device = f"{self.device} {self.alternative}" if self.alternative else self.device
+        return {"fleet": device, "api": "api"}.get(self.variant, f"{device} busy hours")
 
     @property
     def label(self) -> str:
-        """The option in words: 'h100', 'h100, on demand as traffic needs', 'hosted API'."""
+        """The option in words: 'h100', 'h100, fp8', 'h100, on demand as traffic needs', 'hosted API'."""
+        device = f"{self.device}, {self.alternative}" if self.alternative else self.device
         if self.variant == "fleet":
-            return self.device
-        return VARIANT_WORDS["api"] if self.variant == "api" else f"{self.device}, {VARIANT_WORDS[self.variant]}"
+            return device
+        return VARIANT_WORDS["api"] if self.variant == "api" else f"{device}, {VARIANT_WORDS[self.variant]}"
 
     def as_dict(self) -> dict[str, Any]:
         return {"option": self.id, "device": None if self.variant == "api" else self.device,
+                "workload": self.workload or None, "alternative": self.alternative or None,
                 "variant": self.variant, "quantity": self.quantity, "value": self.value,
                 "measured_by": self.measured_by or None, "predicted": self.predicted, "passes": self.passes,
                 "failures": [asdict(f) for f in self.failures], "rank": self.rank}

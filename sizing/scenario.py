@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
+from . import alternatives
 from . import kinds as K
 from . import schema as S
 from .errors import Problem
@@ -119,6 +120,9 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     decisions = decisions_of(chk, root.get("decision"), workloads, file)
     benches = benchmarks(chk, root.get("benchmarks"), base)
     check_benchmarks(chk, benches, devices, workloads)
+    if any(p.level == "error" for p in chk.problems):
+        return None, chk.problems
+    workloads = alternatives.expand(chk, workloads, lambda w: fill_defaults(w, S.WORKLOAD_FIELDS[w.get("kind")], file))
     if any(p.level == "error" for p in chk.problems):
         return None, chk.problems
     for m in models.values():
@@ -278,18 +282,18 @@ def check_references(chk: Checker, devices: dict, models: dict, workloads: dict)
     _, cat_models, _ = catalog()
     for w in workloads.values():
         for path, v in w.values.items():
-            if path.startswith("devices.") and path[8:] not in devices:
-                chk.problem(v, f"workloads.{w.id}.{path}", f"unknown device '{path[8:]}'{suggest(path[8:], devices)}",
-                            "unknown-reference")
-        ref = w.values.get("model")
-        if ref is None or ref.value in models:
-            continue
-        if ref.value in cat_models:      # a catalog model named directly
-            models[ref.value] = Entity("model", ref.value, dict(cat_models[ref.value].values), ref.line, ref.col)
-            continue
-        chk.problem(ref, f"workloads.{w.id}.model",
-                    f"unknown model '{ref.value}'{suggest(ref.value, list(models) + list(cat_models))}",
-                    "unknown-reference")
+            inner = alternatives.strip(path)             # an alternative names devices and models too
+            if inner.startswith("devices.") and inner[8:] not in devices:
+                chk.problem(v, f"workloads.{w.id}.{path}",
+                            f"unknown device '{inner[8:]}'{suggest(inner[8:], devices)}", "unknown-reference")
+            if inner != "model" or v.value in models:
+                continue
+            if v.value in cat_models:      # a catalog model named directly
+                models[v.value] = Entity("model", v.value, dict(cat_models[v.value].values), v.line, v.col)
+                continue
+            chk.problem(v, f"workloads.{w.id}.{path}",
+                        f"unknown model '{v.value}'{suggest(v.value, list(models) + list(cat_models))}",
+                        "unknown-reference")
 
 
 def sweep_of(chk: Checker, node: Node | None, workloads: dict) -> Sweep | None:

@@ -331,7 +331,28 @@ def workload(draw, kind: str, models: dict, device_ids: list[str]) -> dict:
         w.update(draw(maybe({"method": st.sampled_from(["full", "lora"]),
                              "optimizer": st.sampled_from(["adam", "adamw", "adam8bit", "sgd"]),
                              "trainable": FRACTION, "devices": st.integers(1, 64)}, p=0.5)))
+    if chance(draw, 0.25):
+        w["alternatives"] = {alt: draw(alternative(kind)) for alt in
+                             draw(st.lists(st.sampled_from(ALTERNATIVE_IDS), min_size=1, max_size=2, unique=True))}
     return w
+
+
+ALTERNATIVE_IDS = ("alt", "fp8", "x2", "no")
+ALTERNATIVE_FIELDS = {
+    "matmul": {"precision": st.sampled_from(PRECISIONS), "m": st.integers(1, 8192)},
+    "generate": {"precision": st.sampled_from(PRECISIONS), "batch": SMALL_INT, "devices": st.integers(1, 8),
+                 "traffic": st.fixed_dictionaries({"peak": REQUEST_RATE}), "title": st.just("=1+1")},
+    "forward": {"precision": st.sampled_from(PRECISIONS), "batch": SMALL_INT, "tokens": TOKENS},
+    "train": {"method": st.sampled_from(["full", "lora"]), "trainable": FRACTION, "devices": st.integers(1, 64)},
+}
+
+
+@st.composite
+def alternative(draw, kind: str) -> dict:
+    """What an alternative changes: one to three of its kind's fields."""
+    pool = ALTERNATIVE_FIELDS[kind]
+    names = draw(st.lists(st.sampled_from(sorted(pool)), min_size=1, max_size=3, unique=True))
+    return {n: draw(pool[n]) for n in names}
 
 
 # -- sweep ----------------------------------------------------------------------------------------------------

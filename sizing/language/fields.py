@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..kinds import WORKLOAD_KINDS
@@ -290,6 +290,20 @@ WORKLOAD_FIELDS = {
               "across all)."),
     ),
 }
+
+
+def alternative_fields(fields: tuple[Field, ...]) -> tuple[Field, ...]:
+    """What an alternative may change: any field of its workload's kind but the kind, each optional and without
+    a default (an alternative states only what differs)."""
+    return tuple(replace(f, required=False, default=None) for f in fields if f.name not in ("kind", "description"))
+
+
+WORKLOAD_FIELDS = {kind: fields + (
+    Field("alternatives", MapOf(Block(alternative_fields(fields))),
+          "Variants of this workload ranked as options beside it, each by an id and what it changes "
+          "(`{fp8: {precision: fp8}}`, `{lora: {method: lora}}`, `{tp8: {devices: 8}}`): every decision on the "
+          "workload ranks each variant on each device too.", example="{fp8: {precision: fp8}}"),)
+    for kind, fields in WORKLOAD_FIELDS.items()}
 ALL_WORKLOAD_FIELDS = {f.name: f for fs in WORKLOAD_FIELDS.values() for f in fs}
 WORKLOAD = Variants(WORKLOAD_FIELDS, needs={"forward": ("model", "parameters")})
 

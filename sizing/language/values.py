@@ -33,6 +33,8 @@ class Entity:
     line: int = 1
     col: int = 1
     follows: dict[str, str] = field(default_factory=dict)   # a defaulted field -> the field it copies
+    alternative_of: str = ""          # a workload's alternative: the workload it varies ...
+    alternative: str = ""             # ... and the alternative's id (`fp8`)
 
     def get(self, path: str, default: Any = None) -> Any:
         v = self.values.get(path)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import __version__
 from .. import formulas as F
 from .. import kinds as K
-from ..decide import entity_of
+from ..decide import entity_of, pair_of
 from ..evaluate import Pair, Results, decide_each, sweep_paths, what_if
 from ..formulas.graph import QuantityDef
 from ..output import build_datetime
@@ -244,7 +244,7 @@ def decision_summary(r: Results, which: int) -> Decision:
     dec = r.decisions[which]
     best = dec.best
     wid = dec.workload
-    p = r.pair(wid, best.device) if best else None
+    p = pair_of(r, dec, best) if best else None
     headline = value_words(r, dec, best) if p else "no option qualifies"
     constraint, reasons = why(r, dec)
     table, note = comparison(r, dec)
@@ -253,11 +253,11 @@ def decision_summary(r: Results, which: int) -> Decision:
     name = device_name(r, best.device) if best and best.variant != "api" else ""
     own = best if best and best.variant == "fleet" else next((o for o in dec.options if o.variant == "fleet"
                                                               and o.passes), None)
-    fleet = fleet_words(r, r.pair(wid, own.device)) if own else ""
+    fleet = fleet_words(r, pair_of(r, dec, own), own.label) if own else ""
     if own is not best and fleet:
-        fleet = f"{fleet[:-1]}; {show(r.pair(wid, own.device), own.quantity)}."
+        fleet = f"{fleet[:-1]}; {show(pair_of(r, dec, own), own.quantity)}."
     return Decision(title, best.label if best else None, name, headline, objective_words(dec),
-                    workload_title(r, wid), constraint, tuple(reasons), table, note, fleet,
+                    workload_title(r, best.workload if best and best.workload else wid), constraint, tuple(reasons), table, note, fleet,
                     "Fleet" if own is best else "Cheapest fleet held all month", sensitivity(r, which))
 
 
@@ -270,7 +270,7 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
     pairs = pairs_of(r, wid)
     kind = pairs[0].kind if pairs else ""
     present = defs(pairs)
-    ranked = [(o, r.pair(wid, o.device)) for o in dec.options]
+    ranked = [(o, pair_of(r, dec, o)) for o in dec.options]
     fleets = [(o, p) for o, p in ranked if o.variant != "api"]       # the API has no device figures
     figures, same = [], []
     for q in K.get(kind).key_figures:

@@ -22,7 +22,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
-from .. import __version__
+from .. import __version__, alternatives
 from .. import formulas as F
 from .. import kinds as K
 from .. import schema as S
@@ -417,7 +417,11 @@ def input_row(b: Book, ws: Worksheet, row: int, inp: Input, rules: dict) -> None
     value, shown = input_shown(inp)
     base = Shown("", 1.0, shown.percent)
     put_text(ws, row, 1, inp.path)
-    put(ws, row, 2, value, exact_format(value, shown.percent), "sizing input")
+    follows = alternatives.inherited(b.r.inputs, b.r.scenario.workloads, inp.key)
+    if follows:                     # an alternative's input it does not set follows the workload's cell
+        put(ws, row, 2, f"={b.names[follows]}/D{row}", exact_format(value, shown.percent))
+    else:
+        put(ws, row, 2, value, exact_format(value, shown.percent), "sizing input")
     put_text(ws, row, 3, "" if shown.percent else shown.label)     # "55%" needs no second "%"
     decade = math.log10(shown.factor).is_integer() and abs(math.log10(shown.factor)) >= 4
     put(ws, row, 4, factor_cell(shown.factor), "0E+00" if decade else "General")
@@ -425,7 +429,9 @@ def input_row(b: Book, ws: Worksheet, row: int, inp: Input, rules: dict) -> None
     put_text(ws, row, 6, inp.unit)
     put_text(ws, row, 7, b.names[inp.key])
     put_text(ws, row, 8, F.INPUTS[inp.role].description)
-    put_text(ws, row, 9, inp.value.source)
+    put_text(ws, row, 9, f"follows {b.names[follows]}" if follows else inp.value.source)
+    if follows:
+        return
     rule = rule_of(inp)
     if rule not in rules:
         rules[rule] = validation(rule)
@@ -654,7 +660,7 @@ def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> 
         key = qkey(p, o.quantity) if p else None
         if key is not None:
             put(ws, row + 3, col, "=" + scaled(b.names[key], shown.factor), fmt)
-        cs = checks(b.r, entity, wid, o.device, o.variant)
+        cs = checks(b.r, entity, o.workload or wid, o.device, o.variant)
         put(ws, row + 4, col, b.formula(all_of(*[x.expr for x in cs]) if len(cs) > 1 else
                                         cs[0].expr if cs else F.Const(True)))
         put(ws, row + 5, col, f'=IF(AND({c}{row + 4},ISNUMBER({c}{row + 3})),{c}{row + 3},"")', fmt)
@@ -676,7 +682,9 @@ def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> 
 
 def option_order(b: Book, dec: Decision, o: Option) -> tuple[int, int]:
     """Columns in the engine's order of consideration (fleets, busy hours, API), so ties rank alike."""
-    return (VARIANTS.index(o.variant), b.devices.index(o.device) if o.device in b.devices else 0)
+    wids = [dec.workload] + [w.id for w in alternatives.of(b.r.scenario.workloads, dec.workload)]
+    return (VARIANTS.index(o.variant), wids.index(o.workload) if o.workload in wids else 0,
+            b.devices.index(o.device) if o.device in b.devices else 0)
 
 
 def fails_text(b: Book, cs: list) -> str | None:

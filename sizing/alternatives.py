@@ -1,0 +1,90 @@
+"""A workload's alternatives: each is the workload with some fields changed, evaluated as a workload of its own
+(`chat-fp8`) and ranked by every decision on the workload beside the workload itself."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Callable
+
+from .checks import check_parallel
+from .language.types import SLUG
+from .schema import Checker, Entity
+
+PREFIX = re.compile(r"^alternatives\.([^.]+)\.")
+
+
+def strip(path: str) -> str:
+    """A field path inside an alternative as the workload's own path (`alternatives.fp8.precision` -> precision)."""
+    return PREFIX.sub("", path, count=1)
+
+
+def changes(w: Entity) -> dict[str, dict[str, object]]:
+    """Each alternative's id -> its values, at the workload's own paths, in the order given."""
+    out: dict[str, dict] = {}
+    for path, v in w.values.items():
+        if m := PREFIX.match(path):
+            out.setdefault(m.group(1), {})[strip(path)] = v
+    return out
+
+
+def variant(w: Entity, alt: str, given: dict) -> Entity:
+    """The workload with an alternative's values in place of its own: each value given replaces the workload's
+    and everything below it (`devices: 8` replaces a per-device `devices: {h100: 2}`; `traffic: {peak: ..}`
+    changes the peak and keeps the rest of the traffic; `devices: {h100: 4}` changes the H100's count only)."""
+    values = {p: v for p, v in w.values.items() if not PREFIX.match(p)
+              and not any(p == g or p.startswith(g + ".") for g in given)}
+    values.update(given)
+    follows = {k: src for k, src in w.follows.items() if k not in given}
+    for k, src in follows.items():        # a defaulted field follows its source (kv_precision follows precision)
+        if src in given:
+            values[k] = replace(given[src], source=f"default: same as {src}")
+    title = w.get("title") or w.id
+    if "title" not in given:
+        values["title"] = replace(w.values.get("title") or w.values["kind"], value=f"{title}, {alt}",
+                                  text=f"{title}, {alt}", source=f"alternative {alt} of {w.id}")
+    return Entity("workload", f"{w.id}-{alt}", values, w.line, w.col, follows, alternative_of=w.id, alternative=alt)
+
+
+def expand(chk: Checker, workloads: dict[str, Entity], complete: Callable[[Entity], None]) -> dict[str, Entity]:
+    """The workloads with each alternative after the workload it varies, its absent fields defaulted by
+    `complete` as a workload's are; a clash of ids is a located error."""
+    out: dict[str, Entity] = {}
+    for w in workloads.values():
+        out[w.id] = w
+        for alt, given in changes(w).items():
+            v = variant(w, alt, given)
+            first = next(iter(given.values()))
+            where = f"workloads.{w.id}.alternatives.{alt}"
+            if not SLUG.match(alt):
+                chk.problem(first, where, f"expected an alternative id of lower-case letters, digits, '.', '_' and "
+                            f"'-', got '{alt}'", "bad-id")
+                continue
+            if v.id in workloads:
+                chk.problem(first, where, f"the alternative's workload id '{v.id}' is taken by a workload; rename "
+                            f"the alternative", "duplicate-entry")
+                continue
+            complete(v)
+            check_parallel(chk, v, v.get("kind"), where)
+            out[v.id] = v
+    return out
+
+
+def of(workloads: dict[str, Entity], wid: str) -> list[Entity]:
+    """The alternatives of a workload, in the order given."""
+    return [w for w in workloads.values() if w.alternative_of == wid]
+
+
+def inherited(inputs: dict, workloads: dict[str, Entity], key: str) -> str | None:
+    """The key of the workload input an alternative's input takes its value from (None when the alternative sets
+    it, or it differs): in the workbook such an input follows the workload's cell, as the engine would."""
+    inp = inputs[key]
+    ent = inp.entity
+    if not getattr(ent, "alternative_of", ""):
+        return None
+    base = f"workload.{ent.alternative_of}.{inp.path}"
+    given = changes(workloads[ent.alternative_of]).get(ent.alternative, {})
+    if base not in inputs or inputs[base].value.value != inp.value.value or \
+            any(inp.path == g or inp.path.startswith(g + ".") for g in given):
+        return None
+    return base

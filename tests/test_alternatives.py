@@ -1,0 +1,116 @@
+"""A workload's alternatives: variants ranked as options beside it, each evaluated exactly as the workload written
+with the alternative's fields would be."""
+
+import pytest
+
+from sizing.evaluate import evaluate
+from sizing.narrative import why
+from sizing.scenario import load_scenario_bytes
+
+BASE = """\
+sizing: 1
+name: alternatives
+devices:
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}
+  l40s: {from: nvidia-l40s, price: 1.00 USD/hour}
+workloads:
+  chat:
+    kind: generate
+    model: llama-3.1-70b
+    precision: bf16
+    batch: 16
+    input_tokens: 1000
+    output_tokens: 300
+    devices: {h100: 2, l40s: 4}
+    traffic: {peak: 4 request/s, average: 1.5 request/s, max_utilisation: 70 %}
+    targets: {per_token_p95: 80 ms}
+"""
+ALTERNATIVES = """\
+    alternatives:
+      fp8: {precision: fp8}
+      tp8: {devices: 8, title: Eight-way tensor parallel}
+"""
+DECISION = "decision: {workload: chat, objective: monthly_cost, options: [fleet]}\n"
+
+
+def load(text):
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None, [str(p) for p in problems]
+    return scn
+
+
+def problems_of(text):
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is None
+    return [str(p) for p in problems]
+
+
+@pytest.fixture(scope="module")
+def results():
+    return evaluate(load(BASE + ALTERNATIVES + DECISION))
+
+
+def test_each_alternative_is_the_workload_with_its_fields_changed(results):
+    """chat-fp8 gives exactly the figures of a scenario whose chat is written in fp8 (its KV cache follows the
+    precision, as a defaulted kv_precision does); chat-tp8 those of chat on 8 devices everywhere."""
+    for alt, edit in (("fp8", ("precision: bf16", "precision: fp8")),
+                      ("tp8", ("devices: {h100: 2, l40s: 4}", "devices: 8"))):
+        assert edit[0] in BASE
+        written = evaluate(load(BASE.replace(*edit) + DECISION))
+        for device in ("h100", "l40s"):
+            got = results.pair(f"chat-{alt}", device).values
+            want = written.pair("chat", device).values
+            assert got == want, (alt, device)
+    assert results.scenario.workloads["chat-fp8"].get("kv_precision") == "fp8"
+    assert results.scenario.workloads["chat-tp8"].get("title") == "Eight-way tensor parallel"
+    assert results.scenario.workloads["chat-fp8"].get("title") == "chat, fp8"
+
+
+def test_every_alternative_is_ranked_on_every_device(results):
+    d = results.decision
+    assert {o.id for o in d.options} == {"h100", "l40s", "h100 fp8", "l40s fp8", "h100 tp8", "l40s tp8"}
+    for o in d.options:
+        p = results.pair(o.workload, o.device)
+        assert o.workload == ("chat" if not o.alternative else f"chat-{o.alternative}")
+        assert o.value == p.values.get("monthly_cost")
+    ranked = [o for o in d.options if o.rank]
+    assert [o.value for o in ranked] == sorted(o.value for o in ranked)
+    assert d.recommendation == ranked[0].id
+
+
+def test_the_reason_says_what_a_recommended_alternative_changes(results):
+    d = results.decision
+    assert d.best.alternative, "the recommendation is expected to be an alternative here"
+    _, reasons = why(results, d)
+    given = {"fp8": "precision fp8", "tp8": "devices 8"}[d.best.alternative]
+    assert f"Alternative {d.best.alternative} of chat sets {given}; the rest is as chat." in reasons[0]
+
+
+def test_alternatives_are_checked_like_the_workload():
+    bad = BASE + "    alternatives:\n      fp8: {precison: fp8}\n" + DECISION
+    assert problems_of(bad) == ["s.yaml:18:13: error: workloads.chat.alternatives.fp8.precison: unknown key "
+                                "'precison'; did you mean 'precision'?"]
+    bad = BASE + "    alternatives:\n      big: {devices: {h200: 8}}\n" + DECISION
+    assert problems_of(bad) == ["s.yaml:18:29: error: workloads.chat.alternatives.big.devices.h200: unknown "
+                                "device 'h200'; did you mean 'h100'?"]
+    bad = BASE + "    alternatives:\n      k: {kind: forward}\n" + DECISION
+    assert "unknown key 'kind'" in problems_of(bad)[0]
+
+
+def test_an_alternative_may_not_take_a_workload_id():
+    text = BASE + ALTERNATIVES + "  chat-fp8: {kind: generate, model: llama-3.1-8b}\n" + DECISION
+    got = problems_of(text)
+    assert got == ["s.yaml:18:24: error: workloads.chat.alternatives.fp8: the alternative's workload id "
+                   "'chat-fp8' is taken by a workload; rename the alternative"]
+
+
+def test_an_alternative_changes_only_what_it_names():
+    """`devices: {h100: 4}` changes the H100's count and keeps the L40S's; `traffic: {peak: ..}` keeps the average;
+    a field the workload left to its default is defaulted in the alternative too."""
+    text = BASE + "    alternatives:\n      wide: {devices: {h100: 4}, traffic: {peak: 3 request/s}}\n" + DECISION
+    r = evaluate(load(text))
+    w = r.scenario.workloads["chat-wide"]
+    assert (w.get("devices.h100"), w.get("devices.l40s"), w.get("devices")) == (4, 4, 1)
+    assert (w.get("traffic.peak"), w.get("traffic.average"), w.get("traffic.redundancy")) == (3, 1.5, 0)
+    assert r.pair("chat-wide", "h100").values["tensor_parallel"] == 4
+    assert r.pair("chat-wide", "l40s").values["tensor_parallel"] == 4
