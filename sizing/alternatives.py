@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .checks import check_parallel
 from .language.types import SLUG
-from .schema import Checker, Entity
+from .schema import Checker, Entity, Scenario, Value
+
+if TYPE_CHECKING:
+    from .evaluate import Results
+
+FIT = "fit"               # the automatic alternative: a serving workload on the devices that hold it
 
 PREFIX = re.compile(r"^alternatives\.([^.]+)\.")
 
@@ -88,3 +94,37 @@ def inherited(inputs: dict, workloads: dict[str, Entity], key: str) -> str | Non
             any(inp.path == g or inp.path.startswith(g + ".") for g in given):
         return None
     return base
+
+
+def sharded(scn: Scenario, r: Results) -> Scenario | None:
+    """The scenario with an automatic alternative `fit` for each decided serving workload that does not fit on a
+    device whose count the scenario leaves at its default: that device with the fewest devices that hold it (the
+    scenario "allows more devices"), so the sharded setup is priced and ranked as its own option. None when no
+    such workload."""
+    decided = {d.workload for d in r.decisions}
+    need: dict[str, dict[str, int]] = {}
+    for p in r.pairs:
+        w = scn.workloads.get(p.workload)
+        n = p.values.get("devices_to_fit")
+        if w is None or w.id not in decided or p.kind != "generate" or p.values.get("fits") is not False \
+                or not isinstance(n, float) or not math.isfinite(n) or n <= 1:
+            continue
+        pinned = w.has(f"devices.{p.device}") or any(
+            (k == "devices" or k.startswith("parallel.")) and v.source != "default" for k, v in w.values.items())
+        if not pinned and FIT not in changes(w) and f"{w.id}-{FIT}" not in scn.workloads:
+            need.setdefault(w.id, {})[p.device] = int(n)
+    if not need:
+        return None
+    out: dict[str, Entity] = {}
+    for w in scn.workloads.values():
+        if w.id in need:
+            given = {f"devices.{d}": Value(n, "", str(n), scn.file, w.line, w.col,
+                                           "automatic: the fewest devices that hold it") for d, n in need[w.id].items()}
+            w = replace(w, values={**w.values, **{f"alternatives.{FIT}.{k}": v for k, v in given.items()}})
+            fit = replace(variant(w, FIT, given), automatic=True)
+            fit.values["title"] = replace(fit.values["title"], value=f"{w.get('title') or w.id}, sharded to fit",
+                                          text=f"{w.get('title') or w.id}, sharded to fit")
+        out[w.id] = w
+        if w.id in need:
+            out[fit.id] = fit       # right after the workload it varies
+    return replace(scn, workloads=out)

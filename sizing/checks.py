@@ -10,6 +10,7 @@ from . import kinds as K
 from . import schema as S
 from .formulas import QUANTITIES, quantity_defs
 from .loader import Node
+from .currency import codes_in
 from .schema import Checker, Entity, Value
 
 CHECK_PREFIXES = ("fits", "meets_", "available_", "cheaper_")   # true/false checks: requirements, not objectives
@@ -130,3 +131,26 @@ def check_decision(chk: Checker, decision: Entity, workloads: dict, path: str = 
         what = f"workload '{ref.value}'" if ref else "any workload of this scenario"
         chk.problem(obj, f"{path}.objective", f"'{obj.value}' is not computed for {what} "
                     f"({', '.join(sorted(kinds))}); e.g. latency, cost or monthly_cost", "objective-not-computed")
+
+
+def check_currency(chk: Checker, meta: dict, entities: list[Entity]) -> None:
+    """Every amount is in the scenario's currency: an amount written in another, a catalog price (catalog prices
+    are USD) or a record's USD price in a scenario of another currency is a located error (no conversion)."""
+    code = meta["currency"].value if "currency" in meta else "USD"
+    for ent in entities:
+        for path, v in ent.values.items():
+            money = path == "hourly_cost_usd" or (v.unit is not None and "USD" in v.unit)
+            if not money:
+                continue
+            named = codes_in(v.text) if v.source.startswith("scenario") else {"USD"}
+            if path == "hourly_cost_usd":
+                named = {"USD"}
+            other = sorted(named - {code})
+            if other:
+                where = v if v.source.startswith("scenario") else ent       # a catalog value: the entry naming it
+                prefix = {"decision": "decision"}.get(ent.kind, f"{ent.kind}s.{ent.id}")
+                what = f"'{v.text}'" if v.source.startswith("scenario") else f"the {v.source.split(':')[0]} " \
+                    f"value '{v.text}'"
+                chk.problem(where, f"{prefix}.{path}",
+                            f"{what} is in {', '.join(other)}, but this scenario's currency is {code} and no "
+                            f"amount is converted: give {path} in {code}", "currency-mismatch")

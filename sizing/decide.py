@@ -66,15 +66,23 @@ def options_of(r: Results, wid: str, qid: str, kinds: tuple[str, ...] = VARIANTS
     traffic needs, each for the workload and then each of its alternatives, then the hosted API; of the `kinds`
     the decision considers. Whether priced or not, so the workbook's columns hold whatever its inputs become."""
     wids = [wid] + [w.id for w in alternatives.of(r.scenario.workloads, wid)]
-    out = [(w, did, "fleet", qid) for w in wids for did in r.scenario.compare] if "fleet" in kinds else []
+    out = [(w, did, "fleet", qid) for w in wids for did in devices_of(r, w)] if "fleet" in kinds else []
     for variant in ("busy_hours", "api"):
         if variant not in kinds:
             continue
         vq = VARIANT_QUANTITY[variant].get(qid)
         for w in (wids[:1] if variant == "api" else wids):
-            holders = [did for did in r.scenario.compare if (p := r.pair(w, did)) and vq in p.values]
+            holders = [did for did in devices_of(r, w) if (p := r.pair(w, did)) and vq in p.values]
             out += [(w, did, variant, vq) for did in (holders[:1] if variant == "api" else holders)]
     return out
+
+
+def devices_of(r: Results, wid: str) -> list[str]:
+    """The devices a workload is ranked on: every compared device; for the automatic alternative (the devices
+    that hold it) only the devices it widens."""
+    w = r.scenario.workloads[wid]
+    return [d for d in r.scenario.compare if not w.automatic or f"devices.{d}" in w.values
+            and w.values[f"devices.{d}"].source.startswith("automatic")]
 
 
 def checks(r: Results, dec: Entity | None, wid: str, device: str, variant: str) -> list[Check]:

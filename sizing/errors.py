@@ -61,6 +61,7 @@ CODES = {
     "average-above-peak": "traffic.average above traffic.peak",
     "average-and-utilisation": "traffic.average and traffic.utilisation both given (one sets the other)",
     "parallel-mismatch": "a parallel layout that does not multiply to the devices it splits",
+    "currency-mismatch": "an amount in another currency than the scenario's (or a USD catalog price in another)",
     "over-context": "input and output tokens beyond the model's context length (a warning)",
     "sweep-one-field": "a sweep of no field or of several",
     # Hugging Face config.json

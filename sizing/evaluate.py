@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from . import alternatives
 from . import formulas as F
 from .binding import Binder, Input, derived, pair_plan  # noqa: F401  (Input, derived: re-exported)
 from .errors import Problem
@@ -116,7 +117,14 @@ def scalar(v: Any) -> Any:
 
 
 def evaluate(scn: Scenario) -> Results:
-    """Evaluate every pair named by `compare`, then sweeps and the decision."""
+    """Evaluate every pair named by `compare`, then sweeps and the decision; where a decided serving workload
+    does not fit a device it may use more of, again with that setup as an automatic alternative."""
+    results = evaluate_once(scn)
+    wider = alternatives.sharded(scn, results)
+    return evaluate_once(wider) if wider is not None else results
+
+
+def evaluate_once(scn: Scenario) -> Results:
     binder = Binder(scn)
     pairs = []
     for w in scn.workloads.values():

@@ -325,7 +325,10 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
             held = held_against(r, p, f.quantity)
             detail = f": needs {held[2]}, has {held[3]}" if held else ""
             if isinstance(p.values.get("devices_to_fit"), float) and p.values["devices_to_fit"] > 1:
-                detail += f" ({show(p, 'devices_to_fit')} devices would hold it)"
+                fit = r.scenario.workloads.get(f"{option.workload}-{alternatives.FIT}")
+                ranked = f"; ranked as {option.device}, {alternatives.FIT}" if fit is not None and fit.automatic \
+                    and fit.has(f"devices.{option.device}") else ""
+                detail += f" ({show(p, 'devices_to_fit')} devices would hold it{ranked})"
             out.append(f"does not fit in memory{detail}{where}")
         else:
             out.append(f"misses a latency target{target_detail(r, p)}{where}")

@@ -13,7 +13,7 @@ from . import schema as S
 from .errors import Problem
 from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
-from .checks import (check_benchmarks, check_context, check_decision, check_parallel, compare_list,
+from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_parallel, compare_list,
                      explain_foreign_keys, suggest)
 from .schema import CATALOG_DIR, Checker, Entity, Field, Scenario, Value
 
@@ -120,6 +120,8 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     decisions = decisions_of(chk, root.get("decision"), workloads, file)
     benches = benchmarks(chk, root.get("benchmarks"), base)
     check_benchmarks(chk, benches, devices, workloads)
+    if "currency" in meta or root.get("currency") is None:       # an unknown code is its own error
+        check_currency(chk, meta, [*devices.values(), *workloads.values(), *decisions, *benches])
     if any(p.level == "error" for p in chk.problems):
         return None, chk.problems
     workloads = alternatives.expand(chk, workloads, lambda w: fill_defaults(w, S.WORKLOAD_FIELDS[w.get("kind")], file))

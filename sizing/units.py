@@ -179,7 +179,9 @@ def split_quantity(text: str, like: str = "a number with a unit") -> tuple[float
 
 
 def _normalized(unit: str) -> str:
-    unit = unit.replace("**", "^").replace("$", "USD")
+    from .currency import CODE, CODES, INTERNAL
+    unit = unit.replace("**", "^").replace("$", INTERNAL)
+    unit = CODE.sub(lambda m: INTERNAL if m[1] in CODES else m[1], unit)     # money is one unit: EUR/hour ...
     unit = re.sub(r"\s*([*/·^()])\s*", r"\1", unit)
     return re.sub(r"\s+", " ", unit)
 

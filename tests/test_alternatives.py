@@ -4,7 +4,7 @@ with the alternative's fields would be."""
 import pytest
 
 from sizing.evaluate import evaluate
-from sizing.narrative import why
+from sizing.narrative import verdict, why
 from sizing.scenario import load_scenario_bytes
 
 BASE = """\
@@ -114,3 +114,29 @@ def test_an_alternative_changes_only_what_it_names():
     assert (w.get("traffic.peak"), w.get("traffic.average"), w.get("traffic.redundancy")) == (3, 1.5, 0)
     assert r.pair("chat-wide", "h100").values["tensor_parallel"] == 4
     assert r.pair("chat-wide", "l40s").values["tensor_parallel"] == 4
+
+
+# BASE with an MI300X for the L40S, the devices left open and no latency target
+FIT = BASE.replace("  l40s: {from: nvidia-l40s, price: 1.00 USD/hour}", "  mi300x: {from: amd-mi300x, price: 1.85 USD/hour}") \
+    .replace("    devices: {h100: 2, l40s: 4}\n", "").replace("    targets: {per_token_p95: 80 ms}\n", "") + DECISION
+
+
+def test_a_serving_option_that_does_not_fit_is_priced_on_the_devices_that_hold_it():
+    """BF16 Llama 3.1 70B does not fit one H100: the engine adds the automatic alternative `fit` (3 H100s per
+    replica, the fewest that hold it), priced and ranked exactly as the scenario written with those devices; the
+    MI300X, which fits, gets no such option; the H100's verdict points at it."""
+    r = evaluate(load(FIT))
+    h100 = r.pair("chat", "h100").values
+    assert h100["fits"] is False and h100["devices_to_fit"] == 3
+    d = r.decision
+    assert {o.id for o in d.options} == {"h100", "mi300x", "h100 fit"}
+    assert r.scenario.workloads["chat-fit"].automatic
+    written = evaluate(load(FIT.replace("    batch: 16\n", "    batch: 16\n    devices: {h100: 3}\n")))
+    assert r.pair("chat-fit", "h100").values == written.pair("chat", "h100").values
+    fit = d.option("h100 fit")
+    assert fit.passes and fit.value == written.pair("chat", "h100").values["monthly_cost"]
+    assert "(3 devices would hold it; ranked as h100, fit)" in verdict(r, d, d.option("h100"))
+    # the scenario fixes the devices: it asks about one device, so nothing is added
+    pinned = evaluate(load(FIT.replace("    batch: 16\n", "    batch: 16\n    devices: 1\n")))
+    assert "chat-fit" not in pinned.scenario.workloads
+    assert not pinned.decision.option("h100").passes

@@ -13,8 +13,9 @@ devices:
   small: {from: nvidia-l4, price: 0.10 USD/hour}
   big: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}
 workloads:
-  chat: {kind: generate, model: qwen2.5-32b, precision: bf16, batch: 4, input_tokens: 1000, output_tokens: 200}
-"""
+  chat: {kind: generate, model: qwen2.5-32b, precision: bf16, batch: 4, devices: 1, input_tokens: 1000,
+         output_tokens: 200}
+"""     # devices: 1 asks about one device each (left open, a sharded setup would be ranked too)
 
 
 def decided(text):
@@ -76,10 +77,10 @@ def test_the_objective_must_be_a_number_the_workload_computes():
     from helpers import problems_of
     base = TWO.replace("qwen2.5-32b, precision: bf16", "llama-3.1-8b, precision: bf16")
     assert problems_of(base + "decision: {objective: bound}\n")[0] == (
-        "s.yaml:8:23: error: decision.objective: unknown quantity 'bound'")
+        "s.yaml:9:23: error: decision.objective: unknown quantity 'bound'")
     embed = base + "  embed: {kind: forward, parameters: 1e8, tokens: 16}\n"
     assert problems_of(embed + "decision: {workload: embed, objective: cost_per_million_tokens}\n")[0] == (
-        "s.yaml:9:40: error: decision.objective: 'cost_per_million_tokens' is not computed for workload 'embed' "
+        "s.yaml:10:40: error: decision.objective: 'cost_per_million_tokens' is not computed for workload 'embed' "
         "(forward); e.g. latency, cost or monthly_cost")
     assert [p for p in problems_of(embed + "decision: {workload: embed, objective: cost}\n") if "error" in p] == []
 

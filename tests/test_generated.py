@@ -483,9 +483,25 @@ def scenarios(draw, min_devices: int = 1, max_devices: int = 6) -> dict:
             rec["workload"] = draw(st.sampled_from(gens))
             rec["scenario_device"] = draw(st.sampled_from(device_ids))
         scn["benchmarks"] = [rec]
+    if "benchmarks" not in scn and chance(draw, 0.15):   # amounts in another currency (records' are USD)
+        code = draw(st.sampled_from(["EUR", "CHF", "JPY"]))
+        scn = in_currency(scn, code)
+        scn["currency"] = code
     if 300 <= draw(st.integers(0, 999)) < 340:     # ~4 %, away from the ends hypothesis favours
         broken(draw, scn)
     return scn
+
+
+def in_currency(v, code: str):
+    """The scenario with every amount written in `code` (the numbers unchanged)."""
+    if isinstance(v, dict):
+        return {k: in_currency(x, code) for k, x in v.items()}
+    if isinstance(v, list):
+        return [in_currency(x, code) for x in v]
+    if not isinstance(v, str):
+        return v
+    dollars = re.fullmatch(r"\$\s*([0-9][0-9_.eE+-]*)\s*(.*)", v)         # "$2.00/hour" -> "2.00 EUR/hour"
+    return f"{dollars[1]} {code}{dollars[2]}" if dollars else v.replace("USD", code)
 
 
 def broken(draw, scn: dict) -> None:
@@ -656,7 +672,7 @@ def test_generator_mostly_valid():
         if scn is None:
             for p in problems:
                 if p.level == "error":
-                    key = re.sub(r"'[^']*'", "'…'", f"{p.path.split('.')[0]}: {p.message}")[:90]
+                    key = re.sub(r"'[^']*'", "'…'", f"{p.path.split('.')[0]}: {p.message}")[:200]
                     reasons[key] = reasons.get(key, 0) + 1
 
     tally()

@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..kinds import WORKLOAD_KINDS
-from .types import (Block, Bool, CatalogRef, Count, Date, Entries, Enum, FieldType, Fraction, Integer, ListOf,
-                    MapOf, OneOrList, PerDevice, Quantity, Ref, Slug, SweepOf, Text, Variants)
+from .types import (Block, Bool, CatalogRef, Count, Currency, Date, Entries, Enum, FieldType, Fraction, Integer,
+                    ListOf, MapOf, OneOrList, PerDevice, Quantity, Ref, Slug, SweepOf, Text, Variants)
 
 PRECISION_BYTES = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0,
                    "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5,
@@ -388,6 +388,8 @@ TOP_FIELDS = (
     Field("owner", Text(), "Who owns the decision."),
     Field("date", Date(), "Date of the scenario, YYYY-MM-DD."),
     Field("status", Enum(("draft", "review", "final")), "Status of the decision."),
+    Field("currency", Currency(), "The currency of every amount in the scenario (ISO 4217 code; no conversion): "
+          "prices and costs are written and shown in it.", default="USD", example="EUR"),
     Field("devices", Entries(Block(DEVICE_FIELDS)), "Devices by id.", required=True),
     Field("models", Entries(Block(MODEL_FIELDS)), "Models by id."),
     Field("workloads", Entries(WORKLOAD), "Workloads by id.", required=True),

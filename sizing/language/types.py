@@ -35,7 +35,7 @@ _BYTES = r"(?:[kKMGTPE]i?)?(?:B|bits?|bytes?)"          # never Gb: bits or byte
 _FLOP = r"[kMGTPE]?(?:FLOP|flop|OP)"
 _TOKENS = r"[kMGT]?(?:tokens?|tok)"
 _ENERGY = r"[kMG]?(?:Wh|J)"
-# The unit after the number, per kind; for money, what follows the currency ($ or USD).
+# The unit after the number, per kind; for money, what follows the currency ($, USD or another ISO 4217 code).
 UNIT_PATTERNS = {
     "compute_rate": rf"{_FLOP}(?:S|{_PER}{_TIME})",
     "compute": rf"{_FLOP}s?",
@@ -168,7 +168,7 @@ class Quantity(Leaf):
     def pattern(self, f: Field) -> str:
         number, unit = sign(f) + NUMBER, UNIT_PATTERNS[self.kind]
         if "[currency]" in KINDS[self.kind].dimensionality:
-            return rf"^\s*(?:\$\s*{number}|{number}\s*(?:USD|usd|\$))\s*{unit}\s*$"
+            return rf"^\s*(?:\$\s*{number}|{number}\s*(?:usd|[A-Z]{{3}}|\$))\s*{unit}\s*$"
         return rf"^\s*{number}\s*{unit}\s*$"
 
     def json_schema(self, f: Field) -> dict:
@@ -304,6 +304,29 @@ class Enum(Text):
 
     def json_schema(self, f: Field) -> dict:
         return described(f, enum=list(self.choices))
+
+
+@dataclass(frozen=True, eq=False)
+class Currency(Text):
+    """An ISO 4217 currency code in use (EUR, USD, JPY ...)."""
+
+    def describe(self) -> str:
+        return "an ISO 4217 currency code such as USD, EUR or GBP"
+
+    def parse(self, node: Scalar) -> tuple[str, None]:
+        from ..currency import CODES
+        text, _ = super().parse(node)
+        if text in CODES:
+            return text, None
+        close = [c for c in CODES if c == text.upper()] or difflib.get_close_matches(text.upper(), sorted(CODES), n=1,
+                                                                                       cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise UnitError(f"unknown currency code '{text}': expected an ISO 4217 code such as USD, EUR or GBP{hint}",
+                        "bad-enum")
+
+    def json_schema(self, f: Field) -> dict:
+        from ..currency import CODES
+        return described(f, enum=sorted(CODES))
 
 
 @dataclass(frozen=True, eq=False)

@@ -35,6 +35,7 @@ class Entity:
     follows: dict[str, str] = field(default_factory=dict)   # a defaulted field -> the field it copies
     alternative_of: str = ""          # a workload's alternative: the workload it varies ...
     alternative: str = ""             # ... and the alternative's id (`fp8`)
+    automatic: bool = False           # an alternative the engine added: the devices that hold what does not fit
 
     def get(self, path: str, default: Any = None) -> Any:
         v = self.values.get(path)

@@ -13,6 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from .. import currency
 from .format import number, scale_for
 
 # Colour-blind-safe (Okabe-Ito) colours, one per device in the order of `compare`.
@@ -128,7 +129,8 @@ def log_axis(axis) -> None:
 def scaled(values, unit: str) -> tuple[str, float]:
     """The display unit and factor for an axis (the largest value decides)."""
     finite = [abs(v) for v in values if v is not None]
-    return scale_for(max(finite) if finite else 1.0, unit)
+    name, factor = scale_for(max(finite) if finite else 1.0, unit)
+    return currency.label(name), factor
 
 
 def div(values, factor: float) -> list:

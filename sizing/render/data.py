@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from .. import __version__, currency
 from ..evaluate import Pair, Results
 from ..scenario import sha256
 
@@ -30,7 +30,7 @@ def clean(v: Any) -> Any:
 
 def quantities(p: Pair) -> dict[str, dict]:
     return {x.d.id: {"value": whole(clean(p.values[x.d.id])) if x.d.count else clean(p.values[x.d.id]),
-                     "unit": x.d.unit, "description": x.d.description} for x in p.present()}
+                     "unit": currency.units(x.d.unit), "description": x.d.description} for x in p.present()}
 
 
 def whole(v: Any) -> Any:
@@ -38,11 +38,13 @@ def whole(v: Any) -> Any:
     return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
+@currency.rendered
 def as_dict(r: Results) -> dict:
     s = r.scenario
     return {
         "tool": {"name": "sizing", "version": __version__},
         "scenario": {"name": s.name, "title": s.title, "file": s.file, "sha256": sha256(s.data)},
+        "currency": currency.code(),
         "results": [{"workload": p.workload, "device": p.device, "kind": p.kind, "quantities": quantities(p)}
                     for p in r.pairs],
         "sweeps": [clean({"parameter": w.parameter, "workload": w.workload, "values": w.values,
@@ -59,6 +61,7 @@ def to_json(r: Results) -> str:
     return json.dumps(as_dict(r), indent=2, ensure_ascii=False) + "\n"
 
 
+@currency.rendered
 def to_csv(r: Results) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -66,5 +69,5 @@ def to_csv(r: Results) -> str:
     for p in r.pairs:
         for x in p.present():
             v = clean(p.values[x.d.id])
-            w.writerow([p.workload, p.device, p.kind, x.d.id, "" if v is None else v, x.d.unit])
+            w.writerow([p.workload, p.device, p.kind, x.d.id, "" if v is None else v, currency.units(x.d.unit)])
     return buf.getvalue()

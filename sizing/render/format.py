@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import currency
+
 # For each SI unit, the display units tried from largest to smallest, with their factor.
 SCALES: dict[str, list[tuple[str, float]]] = {
     "s": [("days", 86400.0), ("h", 3600.0), ("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)],
@@ -85,8 +87,8 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4, ce
             text = f"{value / factor:,.2f}"         # cents, as on a price list
         elif abs(value / factor) < 1000 and len(text.partition(".")[2]) < 2:
             text = f"{value / factor:.2f}"          # $0.40, not $0.4
-        return f"${text}{name[1:]}"
-    return f"{text} {name}".strip()
+        return f"{currency.symbol()}{text}{name[1:]}"
+    return f"{text} {currency.units(name)}".strip()
 
 
 def percent(value: float, digits: int = 3) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from .. import __version__, currency
 from .. import formulas as F
 from .. import kinds as K
 from ..decide import entity_of, pair_of
@@ -154,6 +154,7 @@ class Report:
 
 
 # -- public API ------------------------------------------------------------------------------------------
+@currency.rendered
 def report_bytes(results: Results, workbook: bytes | None = None) -> bytes:
     """The PDF/A-3b report, with the scenario YAML (and the workbook, if given) attached; same input, same bytes."""
     import weasyprint
@@ -174,6 +175,7 @@ def report_bytes(results: Results, workbook: bytes | None = None) -> bytes:
                          pdf_identifier=sha256(scn.data)[:32].encode("ascii"))
 
 
+@currency.rendered
 def report_html(results: Results, attachments: tuple[str, ...] | None = None) -> str:
     """The report as HTML (what WeasyPrint lays out)."""
     ctx = build_context(results, attachments or attachment_names(results, False))
@@ -587,7 +589,7 @@ def utilisation_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
                  f"the {what}. Idle time is paid for; dots mark the scenario"
                  f"{'; the dashed line is the hosted API' if reference else ''}.",
                  charts.cost_vs_utilisation(f"{label(qid)} vs utilisation: {wid}", series, stated,
-                                            f"{label(qid).lower()} ({name or d.unit})", reference))
+                                            f"{label(qid).lower()} ({currency.label(name or d.unit)})", reference))
 
 
 # -- sensitivity and break-even --------------------------------------------------------------------------
@@ -691,13 +693,13 @@ def method(r: Results) -> tuple[MethodGroup, ...]:
                 if isinstance(x.expr, F.Missing):
                     continue
                 found.setdefault(x.d.id, x.d)
-                variants.setdefault(x.d.id, {}).setdefault(F.to_text(x.expr), []).append(p.device)
+                variants.setdefault(x.d.id, {}).setdefault(currency.units(F.to_text(x.expr)), []).append(p.device)
         entries = []
         for qid, d in found.items():
             forms = variants[qid]
             texts = tuple(t if len(forms) == 1 else f"{t}   [{', '.join(dict.fromkeys(devs))}]"
                           for t, devs in forms.items())
-            entries.append(MethodEntry(qid, d.unit or "–", d.description, texts))
+            entries.append(MethodEntry(qid, currency.units(d.unit) or "–", d.description, texts))
         if any(p.compared for p in pairs):
             c = next(x.d for p in pairs for x in p.compared)
             entries.append(MethodEntry("speedup_vs_<device>", "–", "speed-up against each other device",
@@ -710,5 +712,5 @@ def glossary(r: Results) -> tuple[tuple[str, str, str], ...]:
     """The input names the formulas use, with their SI unit and meaning."""
     used = used_keys(r.pairs)
     roles = dict.fromkeys(i.role for k, i in r.inputs.items() if k in used)
-    return tuple((role, F.INPUTS[role].unit or "–", F.INPUTS[role].description) for role in roles)
+    return tuple((role, currency.units(F.INPUTS[role].unit) or "–", F.INPUTS[role].description) for role in roles)
 

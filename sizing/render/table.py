@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import currency
 from .. import formulas as F
 from ..evaluate import Results, SweepResult
 from .. import kinds as K
@@ -43,6 +44,7 @@ def sweep_lines(r: Results, s: SweepResult) -> list[str]:
     return [f"sweep of {s.parameter} for {s.workload}{shown}"] + ["  " + ln for ln in table(rows)]
 
 
+@currency.rendered
 def render(r: Results) -> str:
     lines = [f"{r.scenario.title}  ({r.scenario.file})", ""]
     groups: dict[str, list] = {}

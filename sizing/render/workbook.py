@@ -22,7 +22,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
-from .. import __version__, alternatives
+from .. import __version__, alternatives, currency
 from .. import formulas as F
 from .. import kinds as K
 from .. import schema as S
@@ -185,7 +185,8 @@ def number_format(values: Iterable, shown: Shown = Shown("")) -> str:
     label = shown.label.replace('"', "")
     if not label:
         return base
-    return f'"$"{base}"{label[1:]}"' if label.startswith("$") else f'{base}" {label}"'
+    return f'"{currency.symbol()}"{base}"{label[1:]}"' if label.startswith("$") else \
+        f'{base}" {currency.label(label)}"'
 
 
 def exact_format(value: float, percent: bool = False) -> str:
@@ -422,11 +423,11 @@ def input_row(b: Book, ws: Worksheet, row: int, inp: Input, rules: dict) -> None
         put(ws, row, 2, f"={b.names[follows]}/D{row}", exact_format(value, shown.percent))
     else:
         put(ws, row, 2, value, exact_format(value, shown.percent), "sizing input")
-    put_text(ws, row, 3, "" if shown.percent else shown.label)     # "55%" needs no second "%"
+    put_text(ws, row, 3, "" if shown.percent else currency.label(shown.label))     # "55%" needs no second "%"
     decade = math.log10(shown.factor).is_integer() and abs(math.log10(shown.factor)) >= 4
     put(ws, row, 4, factor_cell(shown.factor), "0E+00" if decade else "General")
     b.define(b.names[inp.key], put(ws, row, 5, f"=B{row}*D{row}", number_format([inp.value.value], base)))
-    put_text(ws, row, 6, inp.unit)
+    put_text(ws, row, 6, currency.units(inp.unit))
     put_text(ws, row, 7, b.names[inp.key])
     put_text(ws, row, 8, F.INPUTS[inp.role].description)
     put_text(ws, row, 9, f"follows {b.names[follows]}" if follows else inp.value.source)
@@ -450,7 +451,7 @@ def calc_sheet(b: Book, ws: Worksheet) -> None:
         row += 2
         for qid, d in quantity_rows(pairs).items():
             put_text(ws, row, 1, qid)
-            put_text(ws, row, 2, d.unit)
+            put_text(ws, row, 2, currency.units(d.unit))
             put_text(ws, row, last, d.description).alignment = Alignment(indent=1)
             values = [p.values.get(qid) for p in pairs]
             fmt = number_format(values)
@@ -601,7 +602,7 @@ def headline_row(b: Book, ws: Worksheet, row: int, pairs: list[Pair], cols: dict
     values = [p.values.get(d.id) for p in pairs]
     shown = display_unit(values, d.unit, d.display)
     put_text(ws, row, 1, d.label or d.id)       # the name a reader uses; Calc keeps the ids
-    put_text(ws, row, 2, shown.label if numbers(values) else "")
+    put_text(ws, row, 2, currency.label(shown.label) if numbers(values) else "")
     fmt = number_format(values, shown)
     for p in pairs:
         key = qkey(p, d.id)
@@ -649,7 +650,7 @@ def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> 
     header(ws, row + 2, ["", "unit"] + [o.label for o in columns], right=range(3, 3 + n))
     for k, label in enumerate((qid, "meets requirements", "eligible value", "rank", "fails")):
         put_text(ws, row + 3 + k, 1, label)
-    put_text(ws, row + 3, 2, shown.label)
+    put_text(ws, row + 3, 2, currency.label(shown.label))
     first, last = get_column_letter(3), get_column_letter(2 + n)
     eligible = f"${first}${row + 5}:${last}${row + 5}"
     fmt = number_format(values, shown)
@@ -756,7 +757,7 @@ def grid(ws: Worksheet, row: int, s: SweepResult, pairs: list[Pair], wanted: tup
     for qid in qids:
         d = F.definition(qid)
         shown = display_unit((v for p in pairs for v in s.series[p.device].get(qid, ())), d.unit, d.display)
-        words = qid.replace("_", " ") + (f" ({shown.label})" if shown.label and shown.label != "%" else "")
+        words = qid.replace("_", " ") + (f" ({currency.label(shown.label)})" if shown.label and shown.label != "%" else "")
         label = put_text(ws, row, col, words, "sizing section")
         label.alignment = Alignment(horizontal="center", vertical="bottom", wrap_text=True)
         start = col
@@ -1145,6 +1146,7 @@ def reproducible(data: bytes, when: datetime) -> bytes:
     return out.getvalue()
 
 
+@currency.rendered
 def workbook_bytes(results: Results) -> bytes:
     """The .xlsx file of an evaluation, byte-identical for the same scenario."""
     buf = io.BytesIO()
