@@ -203,7 +203,8 @@ def decide_one(r: Results, dec: Entity | None, env: dict[str, Any]) -> Decision 
     budget = {f: r.inputs[budget_key(dec, f)].value.value for f, _ in BUDGETS
               if dec and budget_key(dec, f) in r.inputs}
     return Decision(objective, qid, d.unit if d else "", wid, maximise, requirements_of(dec), options,
-                    best.id if best else None, dec.id if dec else "decision", budget)
+                    best.id if best else None, dec.id if dec else "decision", budget,
+                    dec.get("title", "") if dec else "")
 
 
 def decide(r: Results) -> tuple[Decision, ...]:

@@ -456,8 +456,8 @@ def finding(r: Results, pairs: list[Pair]) -> str:
                          for p in pairs) + "."
     if kind == "train":
         return "; ".join(f"{p.device}: state {show(p, 'state_bytes')}, " + train_fit(p)
-                         + f", {show(p, 'duration')}" + (f", {show(p, 'cost')}" if p.values.get("cost") is not None
-                                                         else "")
+                         + (f", {show(p, 'duration')}" if p.values.get("fits") is not False else "")
+                         + (f", {show(p, 'cost')}" if p.values.get("cost") is not None else "")
                          for p in pairs) + "."
     if kind == "benchmark":
         return "; ".join(f"{show(p, 'cost_per_million_tokens')} measured, "

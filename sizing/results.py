@@ -92,6 +92,7 @@ class Decision:
     recommendation: str | None  # the recommended option's id
     id: str = "decision"
     budget: dict = field(default_factory=dict)      # monthly, capex: the budget each option must keep within
+    title: str = ""             # the decision's own title, if the scenario gives one
 
     def option(self, oid: str) -> Option | None:
         return next((o for o in self.options if o.id == oid), None)
@@ -101,7 +102,7 @@ class Decision:
         return self.option(self.recommendation) if self.recommendation else None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "objective": self.objective, "quantity": self.quantity, "unit": self.unit,
+        return {"id": self.id, "title": self.title or None, "objective": self.objective, "quantity": self.quantity, "unit": self.unit,
                 "workload": self.workload, "maximise": self.maximise, "require": list(self.require),
                 "budget": dict(self.budget), "ranking": [o.as_dict() for o in self.options],
                 "recommendation": self.recommendation}

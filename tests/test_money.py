@@ -6,7 +6,8 @@ import pytest
 
 from helpers import SCENARIOS, results_of
 
-from sizing.narrative import HOURS_PER_MONTH, cost_driver
+from sizing.narrative import HOURS_PER_MONTH, cost_driver, findings
+from sizing.render.format import human
 
 NAMES = [p.stem for p in SCENARIOS]
 
@@ -95,9 +96,16 @@ def test_a_training_setup_that_cannot_run_is_not_priced_but_the_one_that_fits_is
     assert full["devices_that_fit"] == 2
     # no fabric on the illustrative device: the two devices' time is the work at the training rate, halved
     assert full["cost_that_fits"] == pytest.approx(full["flops"] / full["train_rate"] * full["hourly_rate"])
+    assert full["duration_that_fits"] == pytest.approx(full["flops"] / full["train_rate"] / 2)
+    assert full["cost_that_fits"] == full["duration_that_fits"] * 2 * full["hourly_rate"]
     lora = r.pair("lora", "accelerator").values
     assert lora["cost"] == pytest.approx(lora["cost_that_fits"]) == pytest.approx(
         lora["duration"] * lora["devices"] * lora["hourly_rate"])
+    # the finding gives the sharded setup's own time and cost, not the one device's time beside them
+    line = next(f for f in findings(r) if f.startswith("Full fine-tuning"))
+    assert line.endswith("does not fit on the 1 device used: 2 would hold it sharded, in 2.431 days at a cost of "
+                         "$233.33.")
+    assert human(full["duration_that_fits"], "s") == "2.431 days"
 
 
 @pytest.mark.parametrize("basis, rate, capex", [("rent", 2.50, 0.0), ("reserved", 1.75, 0.0), ("own", None, 30000.0)])

@@ -14,7 +14,7 @@ import numpy as np
 from .. import __version__, currency
 from .. import formulas as F
 from .. import kinds as K
-from ..decide import entity_of, pair_of
+from ..decide import pair_of
 from ..evaluate import Pair, Results, decide_each, sweep_paths, what_if
 from ..formulas.graph import QuantityDef
 from ..output import build_datetime
@@ -250,8 +250,7 @@ def decision_summary(r: Results, which: int) -> Decision:
     headline = value_words(r, dec, best) if p else "no option qualifies"
     constraint, reasons = why(r, dec)
     table, note = comparison(r, dec)
-    entity = entity_of(r, dec)
-    title = entity.get("title") if entity and entity.has("title") else workload_title(r, wid)
+    title = dec.title or workload_title(r, wid)
     name = device_name(r, best.device) if best and best.variant != "api" else ""
     own = best if best and best.variant == "fleet" else next((o for o in dec.options if o.variant == "fleet"
                                                               and o.passes), None)

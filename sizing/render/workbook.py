@@ -630,8 +630,7 @@ def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> 
     """One decision: each option's objective, requirements met, rank, what it fails; the recommendation."""
     entity = entity_of(b.r, dec)
     wid, qid = dec.workload, dec.quantity
-    put_text(ws, row, 1, f"Decision: {entity.get('title')}" if entity and entity.has("title") else "Decision",
-             "sizing section")
+    put_text(ws, row, 1, f"Decision: {dec.title}" if dec.title else "Decision", "sizing section")
     values = [o.value for o in dec.options]
     d = F.definition(qid)
     shown = display_unit(values, d.unit if d else "", d.display if d else None)
