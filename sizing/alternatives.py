@@ -8,7 +8,8 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
-from .checks import check_parallel
+from .checks import check_parallel, check_traffic
+from .loader import Mapping
 from .language.types import SLUG
 from .schema import Checker, Entity, Scenario, Value
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from .evaluate import Results
 
 FIT = "fit"               # the automatic alternative: a serving workload on the devices that hold it
+TWIN = {"traffic.average": "traffic.utilisation", "traffic.utilisation": "traffic.average"}   # one sets the other
 
 PREFIX = re.compile(r"^alternatives\.([^.]+)\.")
 
@@ -38,42 +40,65 @@ def variant(w: Entity, alt: str, given: dict) -> Entity:
     """The workload with an alternative's values in place of its own: each value given replaces the workload's
     and everything below it (`devices: 8` replaces a per-device `devices: {h100: 2}`; `traffic: {peak: ..}`
     changes the peak and keeps the rest of the traffic; `devices: {h100: 4}` changes the H100's count only)."""
+    replaced = set(given) | {TWIN[g] for g in given if g in TWIN}     # the average, or the peak's share
     values = {p: v for p, v in w.values.items() if not PREFIX.match(p)
-              and not any(p == g or p.startswith(g + ".") for g in given)}
+              and not any(p == g or p.startswith(g + ".") for g in replaced)}
     values.update(given)
     follows = {k: src for k, src in w.follows.items() if k not in given}
     for k, src in follows.items():        # a defaulted field follows its source (kv_precision follows precision)
         if src in given:
             values[k] = replace(given[src], source=f"default: same as {src}")
-    title = w.get("title") or w.id
+    title = f"{alt} (alternative of {w.get('title') or w.id})"
     if "title" not in given:
-        values["title"] = replace(w.values.get("title") or w.values["kind"], value=f"{title}, {alt}",
-                                  text=f"{title}, {alt}", source=f"alternative {alt} of {w.id}")
+        values["title"] = replace(w.values.get("title") or w.values["kind"], value=title, text=title,
+                                  source=f"alternative {alt} of {w.id}")
     return Entity("workload", f"{w.id}-{alt}", values, w.line, w.col, follows, alternative_of=w.id, alternative=alt)
 
 
 def expand(chk: Checker, workloads: dict[str, Entity], complete: Callable[[Entity], None]) -> dict[str, Entity]:
     """The workloads with each alternative after the workload it varies, its absent fields defaulted by
-    `complete` as a workload's are; a clash of ids is a located error."""
+    `complete` as a workload's are, and checked as a workload is; a clash of ids is a located error."""
     out: dict[str, Entity] = {}
     for w in workloads.values():
         out[w.id] = w
         for alt, given in changes(w).items():
             v = variant(w, alt, given)
-            first = next(iter(given.values()))
             where = f"workloads.{w.id}.alternatives.{alt}"
-            if not SLUG.match(alt):
-                chk.problem(first, where, f"expected an alternative id of lower-case letters, digits, '.', '_' and "
-                            f"'-', got '{alt}'", "bad-id")
-                continue
+            at = w.keys.get(f"alternatives.{alt}") or next(iter(given.values()))
             if v.id in workloads:
-                chk.problem(first, where, f"the alternative's workload id '{v.id}' is taken by a workload; rename "
+                chk.problem(at, where, f"the alternative's workload id '{v.id}' is taken by a workload; rename "
                             f"the alternative", "duplicate-entry")
                 continue
             complete(v)
             check_parallel(chk, v, v.get("kind"), where)
+            check_traffic(chk, v, where, given)
             out[v.id] = v
     return out
+
+
+def check_ids(chk: Checker, w: Entity, node, path: str, since: int) -> None:
+    """An alternative's id is an id, not `fit` (the automatic one's), and it changes something; `kind` and
+    `description` are not an alternative's to change."""
+    for i in range(since, len(chk.problems)):
+        p = chk.problems[i]
+        if p.code == "unknown-key" and re.search(r"\.alternatives\.[^.]+\.(kind|description)$", p.path):
+            name = p.path.rsplit(".", 1)[-1]
+            chk.problems[i] = replace(p, message=f"an alternative cannot change '{name}': it varies its workload; "
+                                                 f"write another workload instead")
+    if not isinstance(node, Mapping):
+        return
+    for key, child in node.entries:
+        w.keys[f"alternatives.{key.text}"] = chk.value(key, key.text, None)
+        where = f"{path}.alternatives.{key.text}"
+        if not SLUG.match(key.text):
+            chk.problem(key, where, f"expected an alternative id of lower-case letters, digits, '.', '_' and '-', "
+                        f"got '{key.text}'", "bad-id")
+        elif key.text == FIT:
+            chk.problem(key, where, f"'{FIT}' is the id of the automatic alternative (the devices that hold a "
+                        f"workload that does not fit); choose another id", "duplicate-entry")
+        elif isinstance(child, Mapping) and not [k for k, _ in child.entries if k.text != "title"]:
+            chk.problem(key, where, f"the alternative '{key.text}' changes nothing; give the fields it changes, e.g. "
+                        f"{{precision: fp8}}", "empty-mapping")
 
 
 def of(workloads: dict[str, Entity], wid: str) -> list[Entity]:
@@ -98,8 +123,9 @@ def inherited(inputs: dict, workloads: dict[str, Entity], key: str) -> str | Non
 
 def sharded(scn: Scenario, r: Results) -> Scenario | None:
     """The scenario with an automatic alternative `fit` for each decided serving workload that does not fit on a
-    device whose count the scenario leaves at its default: that device with the fewest devices that hold it (the
-    scenario "allows more devices"), so the sharded setup is priced and ranked as its own option. None when no
+    device whose count the scenario leaves at its default: that device with the fewest devices that hold it, rounded
+    up to a power of two as tensor-parallel runtimes split the attention heads evenly (the scenario "allows more
+    devices"), so the sharded setup is priced and ranked as its own option. None when no
     such workload."""
     decided = {d.workload for d in r.decisions}
     need: dict[str, dict[str, int]] = {}
@@ -112,14 +138,15 @@ def sharded(scn: Scenario, r: Results) -> Scenario | None:
         pinned = w.has(f"devices.{p.device}") or any(
             (k == "devices" or k.startswith("parallel.")) and v.source != "default" for k, v in w.values.items())
         if not pinned and FIT not in changes(w) and f"{w.id}-{FIT}" not in scn.workloads:
-            need.setdefault(w.id, {})[p.device] = int(n)
+            need.setdefault(w.id, {})[p.device] = 2 ** math.ceil(math.log2(n))    # tensor parallel: heads split evenly
     if not need:
         return None
     out: dict[str, Entity] = {}
     for w in scn.workloads.values():
         if w.id in need:
             given = {f"devices.{d}": Value(n, "", str(n), scn.file, w.line, w.col,
-                                           "automatic: the fewest devices that hold it") for d, n in need[w.id].items()}
+                                           "automatic: the fewest devices that hold it, rounded up to a power of two")
+                     for d, n in need[w.id].items()}
             w = replace(w, values={**w.values, **{f"alternatives.{FIT}.{k}": v for k, v in given.items()}})
             fit = replace(variant(w, FIT, given), automatic=True)
             fit.values["title"] = replace(fit.values["title"], value=f"{w.get('title') or w.id}, sharded to fit",

@@ -44,6 +44,23 @@ def check_parallel(chk: Checker, ent: Entity, kind: str, path: str) -> None:
                             "the layout multiplies to", "parallel-mismatch")
 
 
+def check_traffic(chk: Checker, ent: Entity, path: str, given: dict | None = None) -> None:
+    """The average traffic is at most the peak, and given once (average, or utilisation of the peak). For an
+    alternative, `given` is what it sets: the problem is located at its value."""
+    avg, peak = ent.values.get("traffic.average"), ent.values.get("traffic.peak")
+    mine = given or {}
+    if avg is not None and peak is not None and avg.value > peak.value:
+        at = "peak" if "traffic.peak" in mine and "traffic.average" not in mine else "average"
+        chk.problem(avg if at == "average" else peak, f"{path}.traffic.{at}",
+                    f"the average '{avg.text}' is above the peak '{peak.text}'", "average-above-peak")
+    util = ent.values.get("traffic.utilisation")
+    if avg is not None and util is not None:
+        at = "average" if "traffic.average" in mine and "traffic.utilisation" not in mine else "utilisation"
+        chk.problem(avg if at == "average" else util, f"{path}.traffic.{at}", "give the average or the "
+                    "utilisation, not both: the utilisation is the average as a share of the peak",
+                    "average-and-utilisation")
+
+
 def check_context(chk: Checker, models: dict, workloads: dict) -> None:
     """A request longer than the model's context length is a located warning (an error with --strict)."""
     for w in workloads.values():
@@ -131,6 +148,22 @@ def check_decision(chk: Checker, decision: Entity, workloads: dict, path: str = 
         what = f"workload '{ref.value}'" if ref else "any workload of this scenario"
         chk.problem(obj, f"{path}.objective", f"'{obj.value}' is not computed for {what} "
                     f"({', '.join(sorted(kinds))}); e.g. latency, cost or monthly_cost", "objective-not-computed")
+    if ref and ref.value in workloads:
+        check_budget(chk, decision, workloads[ref.value].get("kind"), path)
+
+
+BUDGET_APPLIES = {"monthly": ("generate", "forward"), "capex": ("generate", "forward"), "total": ("train",)}
+
+
+def check_budget(chk: Checker, decision: Entity, kind: str, path: str) -> None:
+    """A budget the decided workload has no figure for is an error, not a check silently skipped."""
+    for name, kinds in BUDGET_APPLIES.items():
+        v = decision.values.get(f"budget.{name}")
+        if v is not None and kind not in kinds:
+            right = {"train": "give total (the run's cost)", "matmul": "it has no cost to keep within"}.get(
+                kind, "give monthly or capex")
+            chk.problem(v, f"{path}.budget.{name}", f"a {name} budget does not apply to a {kind} workload; {right}",
+                        "budget-not-applicable")
 
 
 def check_currency(chk: Checker, meta: dict, entities: list[Entity]) -> None:

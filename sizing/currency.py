@@ -42,10 +42,13 @@ def units(text: str) -> str:
     return text.replace(INTERNAL, code()) if code() != INTERNAL and isinstance(text, str) else text
 
 
+SIGNS = {"$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY"}      # symbols an amount may be written with
+
+
 def codes_in(text: str) -> set[str]:
-    """The currency codes a value's text names ('2.50 EUR/hour' -> {'EUR'}; a leading '$' is USD)."""
-    found = {c for c in CODE.findall(text) if c in CODES}
-    return found | ({"USD"} if "$" in text else set())
+    """The currency codes a value's text names ('2.50 EUR/hour' -> {'EUR'}; '$2/hour' -> {'USD'}, '£' GBP, '€' EUR,
+    '¥' JPY)."""
+    return {c for c in CODE.findall(text) if c in CODES} | {code for sign, code in SIGNS.items() if sign in text}
 
 
 def of_scenario(scn: Any) -> str:

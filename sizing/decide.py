@@ -34,7 +34,7 @@ VARIANT_QUANTITY = {
 MONTHLY = {"fleet": "monthly_cost", "busy_hours": "busy_hours_monthly_cost", "api": "api_monthly_cost"}
 SERVICES = ("busy_hours", "api")          # bought as a cloud service: neither on premises nor at the edge
 FEASIBLE = (("fits_memory", "fits"), ("meets_targets", "meets_targets"), ("demand_consistent", "demand_consistent"))
-BUDGETS = (("monthly", "budget_monthly"), ("capex", "budget_capex"))
+BUDGETS = (("monthly", "budget_monthly"), ("capex", "budget_capex"), ("total", "budget_total"))
 VARIANTS = ("fleet", "busy_hours", "api")
 
 
@@ -100,7 +100,7 @@ def checks(r: Results, dec: Entity | None, wid: str, device: str, variant: str) 
         key = budget_key(dec, field) if dec else ""
         if key not in r.inputs:
             continue
-        spent = MONTHLY[variant] if field == "monthly" else "capex"
+        spent = MONTHLY[variant] if field == "monthly" else "cost" if field == "total" else "capex"
         if field == "capex" and variant != "fleet":
             continue                              # renting and the API need no capital
         if spent in values:

@@ -311,10 +311,11 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
             out.append(f"cannot be had {f.requirement} (its deployment: "
                        f"{device_deployment(r, option.device)})")
         elif f.requirement == "budget":
-            field_name = "monthly" if f.quantity != "capex" else "capex"
+            field_name = {"capex": "capex", "cost": "total"}.get(f.quantity, "monthly")
             limit = dec.budget.get(field_name)
             over = f" ({show(p, f.quantity)} against {money_text(limit)})" if limit is not None else ""
-            out.append(f"is over the {'monthly budget' if field_name == 'monthly' else 'capital budget'}{over}")
+            name = {"monthly": "monthly budget", "capex": "capital budget", "total": "budget for the run"}[field_name]
+            out.append(f"is over the {name}{over}")
         elif f.requirement == "demand_consistent":
             out.append("its demand is inconsistent: the average traffic is above the peak or the peak above what "
                        "the fleet serves")
@@ -328,7 +329,7 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
                 fit = r.scenario.workloads.get(f"{option.workload}-{alternatives.FIT}")
                 ranked = f"; ranked as {option.device}, {alternatives.FIT}" if fit is not None and fit.automatic \
                     and fit.has(f"devices.{option.device}") else ""
-                detail += f" ({show(p, 'devices_to_fit')} devices would hold it{ranked})"
+                detail += f" ({show(p, 'devices_to_fit')} devices would hold it{ranked})"   # fit: a power of two
             out.append(f"does not fit in memory{detail}{where}")
         else:
             out.append(f"misses a latency target{target_detail(r, p)}{where}")

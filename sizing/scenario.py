@@ -13,8 +13,8 @@ from . import schema as S
 from .errors import Problem
 from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
-from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_parallel, compare_list,
-                     explain_foreign_keys, suggest)
+from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_parallel,
+                     check_traffic, compare_list, explain_foreign_keys, suggest)
 from .schema import CATALOG_DIR, Checker, Entity, Field, Scenario, Value
 
 
@@ -100,6 +100,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
             if v is not None:
                 meta[key.text] = v
     chk.require(root, S.TOP_FIELDS, "")
+    chk.currency = meta["currency"].value if "currency" in meta else "USD"
     devices = entities(chk, root.get("devices"), "devices", "device", S.DEVICE_FIELDS)
     for key in ("devices", "workloads"):
         node = root.get(key)
@@ -212,14 +213,8 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
     if kind == "generate" and "kv_precision" not in ent.values:
         ent.values["kv_precision"] = replace(ent.values["precision"], source="default: same as precision")
         ent.follows["kv_precision"] = "precision"
-    avg, peak = ent.values.get("traffic.average"), ent.values.get("traffic.peak")
-    if avg is not None and peak is not None and avg.value > peak.value:
-        chk.problem(avg, f"{path}.traffic.average", f"the average '{avg.text}' is above the peak '{peak.text}'",
-                    "average-above-peak")
-    util = ent.values.get("traffic.utilisation")
-    if avg is not None and util is not None:
-        chk.problem(util, f"{path}.traffic.utilisation", "give the average or the utilisation, not both: the "
-                    "utilisation is the average as a share of the peak", "average-and-utilisation")
+    check_traffic(chk, ent, path)
+    alternatives.check_ids(chk, ent, node.get("alternatives") if isinstance(node, Mapping) else None, path, before)
     if isinstance(node, Mapping) and (lacking := S.WORKLOAD.needs_message(kind, node.keys())):
         chk.problem(node, path, lacking, "missing-field")
     return ent

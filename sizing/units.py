@@ -149,14 +149,14 @@ def parse_number(text: str, *, integer: bool = False) -> float | int:
 # ---- units -------------------------------------------------------------------------------
 
 # A leading `$` means USD (pint would read '$2.00/hour' as 2/hour).
-_QUANTITY = re.compile(rf"\s*(?P<dollar>\$)?\s*(?P<number>{_NUMBER})(?P<unit>.*)", re.DOTALL)
+_QUANTITY = re.compile(rf"\s*(?P<symbol>[$£€¥])?\s*(?P<number>{_NUMBER})(?P<unit>.*)", re.DOTALL)
 _NONFINITE_START = re.compile(rf"\s*\$?\s*(?P<number>{_NONFINITE})(?![A-Za-z])", re.IGNORECASE)
 
 # Unit text is checked against a small grammar before pint sees it: names, one level of
 # parentheses, single-digit powers. Pint evaluates numbers in unit text, and
 # '10**10**10' would never finish.
 _MAX_UNIT_LENGTH = 40
-_NAME = r"[A-Za-z_µμ%$]+"
+_NAME = r"[A-Za-z_µμ%$£€¥]+"
 _POWER = r"(?:\^-?[1-9])?"
 _TERM = rf"{_NAME}{_POWER}"
 _GROUP = rf"\({_TERM}(?:[*/· ]{_TERM})*\){_POWER}"
@@ -175,12 +175,12 @@ def split_quantity(text: str, like: str = "a number with a unit") -> tuple[float
         raise UnitError(f"expected {like}, got '{text}'", "not-a-number")
     value = _finite(match["number"], f"'{match['number']}' in '{text}'")
     unit = match["unit"].strip()
-    return value, f"USD {unit}".strip() if match["dollar"] else unit
+    return value, f"{match['symbol']} {unit}".strip() if match["symbol"] else unit
 
 
 def _normalized(unit: str) -> str:
     from .currency import CODE, CODES, INTERNAL
-    unit = unit.replace("**", "^").replace("$", INTERNAL)
+    unit = re.sub("[$£€¥]", INTERNAL, unit.replace("**", "^"))
     unit = CODE.sub(lambda m: INTERNAL if m[1] in CODES else m[1], unit)     # money is one unit: EUR/hour ...
     unit = re.sub(r"\s*([*/·^()])\s*", r"\1", unit)
     return re.sub(r"\s+", " ", unit)

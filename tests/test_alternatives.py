@@ -63,7 +63,7 @@ def test_each_alternative_is_the_workload_with_its_fields_changed(results):
             assert got == want, (alt, device)
     assert results.scenario.workloads["chat-fp8"].get("kv_precision") == "fp8"
     assert results.scenario.workloads["chat-tp8"].get("title") == "Eight-way tensor parallel"
-    assert results.scenario.workloads["chat-fp8"].get("title") == "chat, fp8"
+    assert results.scenario.workloads["chat-fp8"].get("title") == "fp8 (alternative of chat)"
 
 
 def test_every_alternative_is_ranked_on_every_device(results):
@@ -94,13 +94,38 @@ def test_alternatives_are_checked_like_the_workload():
     assert problems_of(bad) == ["s.yaml:18:29: error: workloads.chat.alternatives.big.devices.h200: unknown "
                                 "device 'h200'; did you mean 'h100'?"]
     bad = BASE + "    alternatives:\n      k: {kind: forward}\n" + DECISION
-    assert "unknown key 'kind'" in problems_of(bad)[0]
+    assert problems_of(bad) == ["s.yaml:18:11: error: workloads.chat.alternatives.k.kind: an alternative cannot "
+                                "change 'kind': it varies its workload; write another workload instead"]
+
+
+@pytest.mark.parametrize("alternative, message", [
+    ("same: {}", "s.yaml:18:7: error: workloads.chat.alternatives.same: the alternative 'same' changes nothing; give "
+                 "the fields it changes, e.g. {precision: fp8}"),
+    ("same: {title: Same}", "s.yaml:18:7: error: workloads.chat.alternatives.same: the alternative 'same' changes "
+                            "nothing; give the fields it changes, e.g. {precision: fp8}"),
+    ("Two GPUs: {devices: 2}", "s.yaml:18:7: error: workloads.chat.alternatives.Two GPUs: expected an alternative "
+                               "id of lower-case letters, digits, '.', '_' and '-', got 'Two GPUs'"),
+    ("fit: {batch: 4}", "s.yaml:18:7: error: workloads.chat.alternatives.fit: 'fit' is the id of the automatic "
+                        "alternative (the devices that hold a workload that does not fit); choose another id"),
+    ("low: {traffic: {peak: 1 request/s}}", "s.yaml:18:29: error: workloads.chat.alternatives.low.traffic.peak: the "
+                                            "average '1.5 request/s' is above the peak '1 request/s'"),
+])
+def test_an_alternative_that_cannot_be_is_a_located_error(alternative, message):
+    assert problems_of(BASE + f"    alternatives:\n      {alternative}\n" + DECISION) == [message]
+
+
+def test_an_alternative_giving_the_utilisation_replaces_the_average():
+    """traffic.average and traffic.utilisation say the same thing: an alternative giving one drops the other."""
+    r = evaluate(load(BASE + "    alternatives:\n      busy: {traffic: {utilisation: 80 %}}\n" + DECISION))
+    w = r.scenario.workloads["chat-busy"]
+    assert "traffic.average" not in w.values and w.get("traffic.utilisation") == 0.8
+    assert r.pair("chat-busy", "h100").values["average_rate"] == pytest.approx(4 * 0.8)
 
 
 def test_an_alternative_may_not_take_a_workload_id():
     text = BASE + ALTERNATIVES + "  chat-fp8: {kind: generate, model: llama-3.1-8b}\n" + DECISION
     got = problems_of(text)
-    assert got == ["s.yaml:18:24: error: workloads.chat.alternatives.fp8: the alternative's workload id "
+    assert got == ["s.yaml:18:7: error: workloads.chat.alternatives.fp8: the alternative's workload id "
                    "'chat-fp8' is taken by a workload; rename the alternative"]
 
 
@@ -122,8 +147,9 @@ FIT = BASE.replace("  l40s: {from: nvidia-l40s, price: 1.00 USD/hour}", "  mi300
 
 
 def test_a_serving_option_that_does_not_fit_is_priced_on_the_devices_that_hold_it():
-    """BF16 Llama 3.1 70B does not fit one H100: the engine adds the automatic alternative `fit` (3 H100s per
-    replica, the fewest that hold it), priced and ranked exactly as the scenario written with those devices; the
+    """BF16 Llama 3.1 70B does not fit one H100: the engine adds the automatic alternative `fit` (4 H100s per
+    replica: the 3 that hold it, rounded up to a power of two for tensor parallelism), priced and ranked exactly as
+    the scenario written with those devices; the
     MI300X, which fits, gets no such option; the H100's verdict points at it."""
     r = evaluate(load(FIT))
     h100 = r.pair("chat", "h100").values
@@ -131,7 +157,8 @@ def test_a_serving_option_that_does_not_fit_is_priced_on_the_devices_that_hold_i
     d = r.decision
     assert {o.id for o in d.options} == {"h100", "mi300x", "h100 fit"}
     assert r.scenario.workloads["chat-fit"].automatic
-    written = evaluate(load(FIT.replace("    batch: 16\n", "    batch: 16\n    devices: {h100: 3}\n")))
+    assert r.scenario.workloads["chat-fit"].get("devices.h100") == 4
+    written = evaluate(load(FIT.replace("    batch: 16\n", "    batch: 16\n    devices: {h100: 4}\n")))
     assert r.pair("chat-fit", "h100").values == written.pair("chat", "h100").values
     fit = d.option("h100 fit")
     assert fit.passes and fit.value == written.pair("chat", "h100").values["monthly_cost"]

@@ -106,6 +106,20 @@ def test_an_amount_in_another_currency_is_a_located_error():
         "s.yaml:3:11: error: currency: unknown currency code 'EURO': expected an ISO 4217 code such as USD, EUR or "
         "GBP; did you mean 'EUR'?"]
     assert problems_of(EUR.replace("currency: EUR", "currency: eur"))[0].endswith("did you mean 'EUR'?")
+    assert problems_of(EUR.replace("currency: EUR", "currency: TOP"))[0].endswith(
+        "'TOP' cannot be a scenario's currency here: 'TOP/s' reads as a unit (mega- or tera-operations per second)")
+
+
+def test_amounts_may_be_written_with_the_currency_sign():
+    """'£2.10/hour' and '2.10 €/hour' are pounds and euros; a hint in a message is given in the scenario's currency."""
+    gbp = EUR.replace("currency: EUR", "currency: GBP").replace("EUR", "GBP").replace("2.30 GBP/hour", "£2.30/hour")
+    assert load(gbp).pair("chat", "h100").values["rent_rate"] == pytest.approx(2.30 / 3600)
+    eur = EUR.replace("0.90 EUR/hour", "0.90 €/hour")
+    assert load(eur).pair("chat", "l40s").values["rent_rate"] == pytest.approx(0.90 / 3600)
+    assert problems_of(EUR.replace("0.90 EUR/hour", "0.90 £/hour"))[0].endswith(
+        "'0.90 £/hour' is in GBP, but this scenario's currency is EUR and no amount is converted: give price in EUR")
+    assert problems_of(EUR.replace("monthly: 9000 EUR", "monthly: 9000 EUR/month"))[0].endswith(
+        "expected an amount of money like '30000 EUR', got '9000 EUR/month' (a price per time)")
 
 
 def test_a_catalog_price_is_dollars():

@@ -341,7 +341,8 @@ ALTERNATIVE_IDS = ("alt", "fp8", "x2", "no")
 ALTERNATIVE_FIELDS = {
     "matmul": {"precision": st.sampled_from(PRECISIONS), "m": st.integers(1, 8192)},
     "generate": {"precision": st.sampled_from(PRECISIONS), "batch": SMALL_INT, "devices": st.integers(1, 8),
-                 "traffic": st.fixed_dictionaries({"peak": REQUEST_RATE}), "title": st.just("=1+1")},
+                 "traffic": st.fixed_dictionaries({"peak": REQUEST_RATE, "utilisation": FRACTION}),
+                 "title": st.just("=1+1")},
     "forward": {"precision": st.sampled_from(PRECISIONS), "batch": SMALL_INT, "tokens": TOKENS},
     "train": {"method": st.sampled_from(["full", "lora"]), "trainable": FRACTION, "devices": st.integers(1, 64)},
 }
@@ -351,8 +352,21 @@ ALTERNATIVE_FIELDS = {
 def alternative(draw, kind: str) -> dict:
     """What an alternative changes: one to three of its kind's fields."""
     pool = ALTERNATIVE_FIELDS[kind]
-    names = draw(st.lists(st.sampled_from(sorted(pool)), min_size=1, max_size=3, unique=True))
+    names = draw(st.lists(st.sampled_from(sorted(n for n in pool if n != "title")), min_size=1, max_size=3,
+                          unique=True))
+    if "title" in pool and chance(draw, 0.3):
+        names.append("title")
     return {n: draw(pool[n]) for n in names}
+
+
+def budget(kind: str):
+    """A budget the workload has a figure for: the run's total for training, monthly and capital for serving."""
+    if kind == "train":
+        return st.fixed_dictionaries({"total": st.sampled_from(["50 USD", "5000 USD", "1e6 USD"])})
+    if kind == "matmul":
+        return st.just({})                         # no cost to keep within
+    return maybe({"monthly": st.sampled_from(["500 USD", "20000 USD", "1e6 USD"]),
+                  "capex": st.sampled_from(["10000 USD", "5e6 USD"])}, p=0.6)
 
 
 # -- sweep ----------------------------------------------------------------------------------------------------
@@ -462,15 +476,16 @@ def scenarios(draw, min_devices: int = 1, max_devices: int = 6) -> dict:
             dec["workload"] = target
         if chance(draw, 0.7):
             dec["require"] = draw(st.lists(st.sampled_from(REQUIREMENTS), unique=True, max_size=4))
-        if chance(draw, 0.2):
-            dec["budget"] = draw(maybe({"monthly": st.sampled_from(["500 USD", "20000 USD", "1e6 USD"]),
-                                        "capex": st.sampled_from(["10000 USD", "5e6 USD"])}, p=0.6))
+        if chance(draw, 0.2) and workloads[dec.get("workload", wids[0])]["kind"] != "matmul":
+            dec["budget"] = draw(budget(workloads[dec["workload"]]["kind"] if "workload" in dec else "generate"))
         if chance(draw, 0.2):
             dec["options"] = draw(st.lists(st.sampled_from(["fleet", "busy_hours", "api"]), unique=True,
                                            min_size=1, max_size=3))
         scn["decision"] = dec
         if len(wids) > 1 and chance(draw, 0.2):      # a list: one decision per workload, each naming it
-            scn["decision"] = [dict(copy.deepcopy(dec), workload=w) for w in wids if dec.get("objective") is None
+            scn["decision"] = [dict(copy.deepcopy(dec), workload=w, **({"budget": draw(budget(workloads[w]["kind"]))}
+                                                                      if "budget" in dec else {}))
+                               for w in wids if dec.get("objective") is None
                                or dec["objective"] in OBJECTIVES[workloads[w]["kind"]]] or dec
 
     gens = [w for w, v in workloads.items() if v["kind"] == "generate"]

@@ -111,3 +111,4 @@ text_input("recompute", "yes when activations are recomputed in the backward pas
 # -- a decision's budget (bound by the engine from `decision.budget`, not read by any formula) ---------------
 inp("budget_monthly", "USD", "most an option may cost per month", assumption=False)
 inp("budget_capex", "USD", "most capital an option may need", assumption=False)
+inp("budget_total", "USD", "most a training run may cost in all", assumption=False)

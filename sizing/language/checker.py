@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any
 
 from ..errors import Problem
@@ -19,6 +20,7 @@ class Checker:
         self.file = file
         self.source = source
         self.problems: list[Problem] = []
+        self.currency = "USD"           # the scenario's, once read: examples in messages are given in it
 
     def problem(self, at: Node | Value, path: str, message: str, code: str, level: str = "error") -> None:
         """A problem at a node or a checked value (anything with a line and a column)."""
@@ -74,11 +76,17 @@ class Checker:
         try:
             v, unit = f.type.parse(node)
         except UnitError as e:
-            self.problem(node, path, str(e), e.code)
+            self.problem(node, path, self.in_currency(str(e)), e.code)
             return None
         if not self.in_range(node, f, path, v):
             return None
         return self.value(node, v, unit)
+
+    def in_currency(self, message: str) -> str:
+        """A message's examples of amounts in the scenario's currency ('like 2.00 USD/hour' -> '2.00 EUR/hour')."""
+        if self.currency == "USD":
+            return message
+        return re.sub(r"like '([^']*)USD([^']*)'", lambda m: f"like '{m[1]}{self.currency}{m[2]}'", message)
 
     def in_range(self, node: Scalar, f: Field, path: str, v: Any) -> bool:
         if isinstance(v, bool) or not isinstance(v, (int, float)):

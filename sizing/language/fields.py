@@ -302,7 +302,7 @@ WORKLOAD_FIELDS = {kind: fields + (
     Field("alternatives", MapOf(Block(alternative_fields(fields))),
           "Variants of this workload ranked as options beside it, each by an id and what it changes "
           "(`{fp8: {precision: fp8}}`, `{lora: {method: lora}}`, `{tp8: {devices: 8}}`): every decision on the "
-          "workload ranks each variant on each device too.", example="{fp8: {precision: fp8}}"),)
+          "workload ranks each variant on each device too.", example="{precision: bf16}"),)
     for kind, fields in WORKLOAD_FIELDS.items()}
 ALL_WORKLOAD_FIELDS = {f.name: f for fs in WORKLOAD_FIELDS.values() for f in fs}
 WORKLOAD = Variants(WORKLOAD_FIELDS, needs={"forward": ("model", "parameters")})
@@ -336,6 +336,8 @@ BUDGET_FIELDS = (
           "the API's).", positive=True, example="50000 USD"),
     Field("capex", Quantity("money"), "Most capital an option may need (the purchase of an owned fleet).",
           positive=True, example="2000000 USD"),
+    Field("total", Quantity("money"), "Most a training run may cost in all (its `cost`).", positive=True,
+          example="50000 USD"),
 )
 
 DECISION_FIELDS = (
@@ -345,7 +347,7 @@ DECISION_FIELDS = (
     Field("workload", Ref("workload"), "Workload whose objective ranks the options (default: first that has it)."),
     Field("require", ListOf(Enum(tuple(REQUIREMENTS), noun="requirement")),
           "Checks every option must pass: fits_memory, meets_targets."),
-    Field("budget", Block(BUDGET_FIELDS), "A budget every option must keep within: monthly, capex."),
+    Field("budget", Block(BUDGET_FIELDS), "A budget every option must keep within: monthly, capex (serving), total (a training run)."),
     Field("options", ListOf(Enum(("fleet", "busy_hours", "api"), noun="option"), unique=True),
           "Which options are ranked: fleet (each device's fleet, held all month), busy_hours (each device rented "
           "on demand for the hours the average traffic keeps busy), api (the workload's hosted API). Default: all "

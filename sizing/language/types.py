@@ -318,6 +318,9 @@ class Currency(Text):
         text, _ = super().parse(node)
         if text in CODES:
             return text, None
+        if text in ("MOP", "TOP"):
+            raise UnitError(f"'{text}' cannot be a scenario's currency here: '{text}/s' reads as a unit (mega- or "
+                            f"tera-operations per second)", "bad-enum")
         close = [c for c in CODES if c == text.upper()] or difflib.get_close_matches(text.upper(), sorted(CODES), n=1,
                                                                                        cutoff=0.6)
         hint = f"; did you mean '{close[0]}'?" if close else ""

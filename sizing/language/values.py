@@ -36,6 +36,7 @@ class Entity:
     alternative_of: str = ""          # a workload's alternative: the workload it varies ...
     alternative: str = ""             # ... and the alternative's id (`fp8`)
     automatic: bool = False           # an alternative the engine added: the devices that hold what does not fit
+    keys: dict[str, Value] = field(default_factory=dict)    # where a key was written (alternatives' ids), for messages
 
     def get(self, path: str, default: Any = None) -> Any:
         v = self.values.get(path)

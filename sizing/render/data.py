@@ -45,16 +45,29 @@ def as_dict(r: Results) -> dict:
         "tool": {"name": "sizing", "version": __version__},
         "scenario": {"name": s.name, "title": s.title, "file": s.file, "sha256": sha256(s.data)},
         "currency": currency.code(),
-        "results": [{"workload": p.workload, "device": p.device, "kind": p.kind, "quantities": quantities(p)}
-                    for p in r.pairs],
+        "results": [{"workload": p.workload, "device": p.device, "kind": p.kind, **alternative(r, p.workload),
+                     "quantities": quantities(p)} for p in r.pairs],
         "sweeps": [clean({"parameter": w.parameter, "workload": w.workload, "values": w.values,
                           "series": w.series,
                           "crossovers": [c.as_dict() for c in w.crossovers]}) for w in r.sweeps],
         "crossovers": clean([c.as_dict() for c in r.crossovers]),
-        "decision": clean(r.decision.as_dict()) if r.decision else None,
-        "decisions": [clean(d.as_dict()) for d in r.decisions],
+        "decision": decision(r.decision) if r.decision else None,
+        "decisions": [decision(d) for d in r.decisions],
         "problems": [p.as_dict() for p in r.problems],
     }
+
+
+def decision(d) -> dict:
+    """A decision for JSON, its unit in the scenario's currency."""
+    return clean(dict(d.as_dict(), unit=currency.units(d.unit)))
+
+
+def alternative(r: Results, wid: str) -> dict:
+    """For an alternative's results: the workload it varies and its id (automatic: the engine added it)."""
+    w = r.scenario.workloads.get(wid)
+    if w is None or not w.alternative_of:
+        return {}
+    return {"alternative_of": w.alternative_of, "alternative": w.alternative, "automatic": w.automatic}
 
 
 def to_json(r: Results) -> str:
