@@ -96,6 +96,8 @@ def checks(r: Results, dec: Entity | None, wid: str, device: str, variant: str) 
             out.append(Check(req, wid, f"{variant}_in_cloud", F.Const(False)))
         elif variant != "api" and isinstance(values.get(qid), bool):
             out.append(Check(req, wid, qid, F.Ref(qkey(wid, device, qid), qid)))
+            if req == "on-prem" and values.get(qid) is not False and isinstance(values.get("owned_fleet"), bool):
+                out.append(Check(req, wid, "owned_fleet", F.Ref(qkey(wid, device, "owned_fleet"), "owned_fleet")))
     for field, role in BUDGETS:
         key = budget_key(dec, field) if dec else ""
         if key not in r.inputs:

@@ -323,8 +323,21 @@ def refine(ab, qid: str, env: dict, keys: list[str], lo: float, hi: float) -> fl
 def what_if(results: Results, overrides: dict[str, Any], pairs: list[Pair] | None = None) -> dict[str, Any]:
     """Re-run the engine with some inputs replaced (scalars or numpy arrays); returns keys workload/device/qid."""
     env = {k: i.value.value for k, i in results.inputs.items()}
+    follow = followers(results)
+    env.update({k: v for key, v in overrides.items() for k in follow.get(key, ())})
     env.update(overrides)
     return run(results.pairs if pairs is None else pairs, env)
+
+
+def followers(r: Results) -> dict[str, list[str]]:
+    """Each workload input -> the inputs of its alternatives that take their value from it (as the workbook's
+    cells follow it): a what-if that moves the workload's input moves theirs."""
+    out: dict[str, list[str]] = {}
+    for key in r.inputs:
+        base = alternatives.inherited(r.inputs, r.scenario.workloads, key)
+        if base is not None:
+            out.setdefault(base, []).append(key)
+    return out
 
 
 def decide_with(results: Results, env: dict[str, Any], which: int = 0) -> Decision | None:
@@ -340,10 +353,12 @@ def decide_each(r: Results, changes: list[tuple[str, float]], which: int = 0) ->
     """The engine's decision (number `which`) with each (input, value) applied alone, in one vectorised run."""
     n = len(changes)
     env: dict[str, Any] = {k: i.value.value for k, i in r.inputs.items()}
+    follow = followers(r)
     for j, (key, v) in enumerate(changes):
-        if not isinstance(env[key], np.ndarray):
-            env[key] = np.full(n, env[key], dtype=float)
-        env[key][j] = v
+        for k in (key, *follow.get(key, ())):          # an alternative's input it does not set moves with it
+            if not isinstance(env[k], np.ndarray):
+                env[k] = np.full(n, env[k], dtype=float)
+            env[k][j] = v
     run(r.pairs, env)
     return [decide_with(r, {k: v[j] if isinstance(v, np.ndarray) and v.shape == (n,) else v
                             for k, v in env.items()}, which) for j in range(n)]

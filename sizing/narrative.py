@@ -118,7 +118,7 @@ def fleet_words(r: Results, p: Pair | None, name: str = "") -> str:
     replicas = f"{human(v['replicas'], '')} replica{'s' if v['replicas'] != 1 else ''}" + \
         (f" of {human(per, '')} devices" if per and per > 1 else "") + \
         (f" ({human(v['servers'], '')} for the peak + {human(spare, '')} spare)" if spare else "")
-    basis = f"; {basis_words(p)}" if "cost_basis" in v else ""
+    basis = f"; {basis_words(r, p)}" if "cost_basis" in v else ""
     capital = f"; buying them costs {show(p, 'fleet_purchase')}" if "fleet_purchase" in v else ""
     return f"{human(v['fleet_devices'], '')} × {name or p.device}: {replicas}{basis}{capital}."
 
@@ -153,7 +153,7 @@ def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
         first += f" {alternative_words(r, b)}"
     cheapest = min((o for o in ranking if o.value is not None),
                    key=lambda o: -o.value if dec.maximise else o.value, default=None)
-    extra = money(p) if b.variant == "fleet" else [cost_sentence(r, dec, b)]
+    extra = money(r, p) if b.variant == "fleet" else [cost_sentence(r, dec, b)]
     if cheapest is not None and cheapest.id != b.id and cheapest.failures:
         tag = failure_tag(cheapest.failures)
         other = option_name(cheapest)
@@ -211,12 +211,22 @@ def cost_sentence(r: Results, dec: Decision, o: Option) -> str:
             f"averages fractional devices over the month and assumes capacity can always be had.")
 
 
-def money(p: Pair) -> list[str]:
+def committed(r: Results, p: Pair) -> bool:
+    """Whether the device's rental rate carries a commitment discount (reserved), not the on-demand price."""
+    i = r.inputs.get(f"device.{p.device}.costs.reserved_discount")
+    return bool(i and i.value.value)
+
+
+def renting(r: Results, p: Pair) -> str:
+    return "rented with the commitment discount" if committed(r, p) else "rented on demand"
+
+
+def money(r: Results, p: Pair) -> list[str]:
     """The fleet's cost basis against the other one, where the engine prices both."""
     v, out = p.values, []
     if "monthly_cost_own" in v and "monthly_cost_rent" in v:
         out.append(f"Held all month this fleet costs {show(p, 'monthly_cost_own')} owned and "
-                   f"{show(p, 'monthly_cost_rent')} rented.")
+                   f"{show(p, 'monthly_cost_rent')} {renting(r, p)}.")
     return out
 
 
@@ -307,6 +317,12 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
         if f.cloud_service:
             service = "is a hosted service" if option.variant == "api" else "is rented in the cloud"
             out.append(f"{service}: it cannot be had {f.requirement}")
+        elif f.quantity == "owned_fleet" and "own_rate" not in p.values:
+            out.append("is priced only as a rental: on premises it must be bought; give costs.purchase to price it "
+                       "owned")
+        elif f.quantity == "owned_fleet":
+            out.append(f"is costed as rented in the cloud ({p.values.get('cost_basis')}, its cheapest basis): on "
+                       f"premises it must be bought; set costs.basis: own to price it owned")
         elif f.deployment:
             out.append(f"cannot be had {f.requirement} (its deployment: "
                        f"{device_deployment(r, option.device)})")
@@ -383,13 +399,14 @@ BASIS_WORDS = {"own": "owned", "reserved": "rented with the commitment discount"
 HOURS_PER_MONTH = MONTH.value / 3600     # the formulas' month, in hours
 
 
-def basis_words(p: Pair) -> str:
+def basis_words(r: Results, p: Pair) -> str:
     """How a device is costed: the basis, the hourly rate used, and the other basis where both are priced."""
     v = p.values
     basis = v["cost_basis"]
     other = ""
     if "own_rate" in v and "rent_rate" in v:
-        other = (f", cheaper than renting at {rate(p, 'rent_rate')}" if basis == "own" else
+        rent = "renting with the commitment discount" if committed(r, p) else "renting on demand"
+        other = (f", cheaper than {rent} at {rate(p, 'rent_rate')}" if basis == "own" else
                  f", cheaper than owning at {rate(p, 'own_rate')}")
     return f"costed as {BASIS_WORDS.get(basis, basis)} at {rate(p, 'hourly_rate')} per device{other}"
 
@@ -507,7 +524,9 @@ def breakeven_words(p: Pair, renting: str) -> str:
     if p.values["breakeven_utilisation"] >= 1:
         return (f"{renting} costs less than owning even at full use: owning costs "
                 f"{show(p, 'breakeven_utilisation')} of the hourly price")
-    return f"{renting} costs less than owning below {show(p, 'breakeven_utilisation')} average utilisation"
+    return f"{renting} costs less than owning below {show(p, 'breakeven_utilisation')} average utilisation " \
+           f"(paying only the busy device-hours; the ranked on-demand option also keeps the utilisation ceiling and " \
+           f"the spare replicas)"
 
 
 def breakeven(r: Results) -> tuple[str, ...]:

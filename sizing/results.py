@@ -16,7 +16,7 @@ class Failure:
 
     @property
     def deployment(self) -> bool:
-        return self.quantity.startswith("available_")
+        return self.quantity.startswith("available_") or self.quantity == "owned_fleet"
 
     @property
     def cloud_service(self) -> bool:

@@ -167,3 +167,18 @@ def test_a_serving_option_that_does_not_fit_is_priced_on_the_devices_that_hold_i
     pinned = evaluate(load(FIT.replace("    batch: 16\n", "    batch: 16\n    devices: 1\n")))
     assert "chat-fit" not in pinned.scenario.workloads
     assert not pinned.decision.option("h100").passes
+
+
+def test_a_what_if_on_the_workload_moves_its_alternatives():
+    """The sensitivity moves the workload's tokens; the LoRA alternative, which does not set them, moves too (as
+    its workbook cell follows the workload's): the what-if equals the scenario written with fewer tokens."""
+    from helpers import ROOT, results_of
+    from sizing.evaluate import decide_each
+    r = results_of("finetune-approach")
+    moved = decide_each(r, [("workload.tune.tokens", 1.5e9)])[0]
+    text = (ROOT / "scenarios" / "finetune-approach.yaml").read_text()
+    assert "tokens: 2e9" in text
+    written = evaluate(load(text.replace("tokens: 2e9", "tokens: 1.5e9"))).decision
+    for oid in ("mi300x", "mi300x lora", "h100 lora"):
+        assert moved.option(oid).value == pytest.approx(written.option(oid).value, rel=1e-12), oid
+    assert moved.option("mi300x lora").value < r.decision.option("mi300x lora").value

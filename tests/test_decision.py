@@ -2,6 +2,7 @@
 
 import pytest
 
+from sizing.narrative import verdict
 from sizing.results import Failure
 from sizing.evaluate import evaluate
 from sizing.scenario import load_scenario_bytes
@@ -61,7 +62,7 @@ sizing: 1
 name: onprem
 devices:
   tpu: {from: google-tpu-v5p, price: 1.00 USD/hour}
-  h200: {from: nvidia-h200-sxm-141gb, price: 3.00 USD/hour}
+  h200: {from: nvidia-h200-sxm-141gb, price: 3.00 USD/hour, costs: {purchase: 35000 USD}}
 workloads:
   chat: {kind: generate, model: llama-3.1-8b, batch: 8, input_tokens: 1000, output_tokens: 200}
 decision: {objective: cost_per_million_tokens, require: [fits_memory, on-prem]}
@@ -147,12 +148,34 @@ def test_renting_as_traffic_needs_keeps_the_spare_replicas():
     assert quiet.pair("chat", "h100").values["busy_hours_devices"] == 3
 
 
+OWNED = SERVICE.replace("price: 2.50 USD/hour,", "price: 2.50 USD/hour, costs: {purchase: 30000 USD},") \
+    .replace("price: 1.00 USD/hour,", "price: 1.00 USD/hour, costs: {purchase: 9000 USD},")
+
+
+def test_on_premises_a_fleet_is_bought():
+    """A fleet costed as rented (on demand or committed) runs in the provider's cloud: it fails on-prem unless it is
+    bought; forcing the basis own prices it owned, and then it passes."""
+    dearer = OWNED.replace("purchase: 30000 USD", "purchase: 90000 USD")      # buying the H100 costs more than renting
+    r = results(dearer + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n")
+    h100 = r.decision.option("h100")
+    assert r.pair("chat", "h100").values["cost_basis"] == "rent"
+    assert h100.failures == (Failure("on-prem", "chat", "owned_fleet"),)
+    assert verdict(r, r.decision, h100) == ("is costed as rented in the cloud (rent, its cheapest basis): on premises "
+                                            "it must be bought; set costs.basis: own to price it owned")
+    forced = dearer.replace("purchase: 90000 USD}", "purchase: 90000 USD, basis: own}")
+    d = results(forced + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n").decision
+    assert d.option("h100").passes
+    # only a rental price: the fleet cannot be priced owned, so it cannot run on premises
+    rented = results(SERVICE + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n")
+    assert Failure("on-prem", "chat", "owned_fleet") in rented.decision.option("h100").failures
+
+
 def test_services_are_not_on_premises():
-    d = results(SERVICE + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n").decision
-    assert [o.id for o in d.options if o.passes] == ["h100", "l40s"]
+    d = results(OWNED + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n").decision
+    assert {o.id for o in d.options if o.passes} == {"h100", "l40s"}
     api = d.option("api")
     assert api.rank is None and [f.requirement for f in api.failures] == ["on-prem"]
-    assert d.recommendation == "h100"
+    assert d.recommendation == "l40s"          # owned: 9,000 USD a device against 30,000
 
 
 def test_options_chooses_which_kinds_are_ranked():

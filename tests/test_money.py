@@ -142,3 +142,18 @@ def test_measured_beats_predicted_in_the_headline():
     assert value_words(r, r.decision, best) == (
         "$0.9259/M tokens (measured by record-7b-a; predicted $1.09/M tokens, measured / predicted throughput "
         "118.1 %)")
+
+
+def test_page_one_states_each_budget_what_is_used_and_the_decisions_together():
+    from sizing.render.report import budget_words, together
+    r = results_of("platform-two-services")
+    support, code = r.decisions
+    api = r.pair("support", support.best.device).values["api_monthly_cost"]
+    assert support.best.variant == "api"
+    assert budget_words(r, support) == (f"Budget: monthly $6,000/month, of which {human(api, 'USD/month')} used "
+                                        f"({human(6000 - api, 'USD/month')} left).")
+    fleet = r.pair("code", "h100").values
+    assert budget_words(r, code) == (f"Budget: capex $400,000, of which {human(fleet['capex'], 'USD')} used "
+                                     f"({human(400000 - fleet['capex'], 'USD')} left).")
+    assert together(r) == (f"The 2 recommendations together: {human(api + fleet['monthly_cost'], 'USD/month')} and "
+                           f"{human(fleet['capex'], 'USD')} of capital.")

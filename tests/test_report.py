@@ -117,7 +117,7 @@ def test_first_page_names_the_fleet_to_buy_and_its_capital():
     assert own == "$1.4553/hour"
     assert squeezed(f"Cheapest fleet held all month: {p['fleet_devices']:.0f} × h100: {p['replicas']:.0f} replicas "
                     f"({p['servers']:.0f} for the peak + 1 spare); costed as owned at {own} per device, cheaper "
-                    f"than renting at $1.75/hour; buying them costs {human(p['fleet_purchase'], 'USD', 'USD')}; "
+                    f"than renting with the commitment discount at $1.75/hour; buying them costs {human(p['fleet_purchase'], 'USD', 'USD')}; "
                     f"{human(p['monthly_cost'], 'USD/month', 'USD/month')}.") in first
     assert p["fleet_purchase"] == p["fleet_devices"] * 30000
 

@@ -95,6 +95,13 @@ def cost_basis(q):
     return flag if isinstance(flag, Missing) else where(flag, "own", rent)
 
 
+@quantity(ALL, "owned_fleet", "", "the totals buy the devices (cost basis own): what running on premises needs; "
+          "a fleet costed as rented, even with a commitment, runs in the provider's cloud",
+          label="Bought (on premises)", type="check")
+def owned_fleet(q):
+    return owned(q)
+
+
 @quantity(ALL, "breakeven_utilisation", "",
           "owning beats renting on demand (paying the hourly price only for busy hours) above this "
           "utilisation: own cost / hourly price", display="%", label="Utilisation where owning beats renting")

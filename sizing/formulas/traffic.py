@@ -193,7 +193,7 @@ def monthly_cost(q):
 
 
 @quantity("generate", "monthly_cost_rent", "USD/month", "the fleet rented: devices in the fleet × rental cost",
-          display="USD/month", label="Monthly cost, rented")
+          display="USD/month", label="Monthly cost, rented (after any commitment discount)")
 def gen_monthly_rent(q):
     return priced(q, q.fleet_devices * q.rent_rate * MONTH)
 
@@ -242,21 +242,21 @@ def busy_hours_devices(q):
 
 
 @quantity(TRAFFIC, "busy_hours_monthly_cost", "USD/month",
-          "on demand, following the traffic: devices rented on average × the on-demand price × one month",
-          display="USD/month", label="Monthly cost, on demand following traffic")
+          "on demand as traffic needs: devices rented on average × the on-demand price × one month",
+          display="USD/month", label="Monthly cost, on demand as traffic needs")
 def busy_hours_monthly(q):
     return priced(q, q.busy_hours_devices * q.price * MONTH)
 
 
 @quantity("generate", "busy_hours_cost_per_million_tokens", "USD/Mtoken",
-          "on demand following traffic: its monthly cost / output tokens served per month, per million",
-          display="USD/Mtoken", label="Cost per million output tokens, on demand following traffic")
+          "on demand as traffic needs: its monthly cost / output tokens served per month, per million",
+          display="USD/Mtoken", label="Cost per million output tokens, on demand as traffic needs")
 def gen_busy_hours_per_million(q):
     return priced(q, q.busy_hours_monthly_cost / q.tokens_per_month * PER_MILLION)
 
 
 @quantity("forward", "busy_hours_cost_per_million_requests", "USD",
-          "on demand following traffic: its monthly cost / requests served per month × one million requests",
-          display="USD", label="Cost per million requests, on demand following traffic")
+          "on demand as traffic needs: its monthly cost / requests served per month × one million requests",
+          display="USD", label="Cost per million requests, on demand as traffic needs")
 def fw_busy_hours_per_million(q):
     return priced(q, q.busy_hours_monthly_cost / (q.average_rate * MONTH) * REQUEST * 1e6)

@@ -14,12 +14,12 @@ import numpy as np
 from .. import __version__, currency
 from .. import formulas as F
 from .. import kinds as K
-from ..decide import pair_of
+from ..decide import MONTHLY, pair_of
 from ..evaluate import Pair, Results, decide_each, sweep_paths, what_if
 from ..formulas.graph import QuantityDef
 from ..output import build_datetime
 from ..scenario import sha256
-from ..narrative import (breakeven, defs, device_name, findings, fleet_words, held_against, label, objective_words,
+from ..narrative import (HOURS_PER_MONTH, breakeven, defs, device_name, findings, fleet_words, held_against, label, objective_words,
                         pairs_of, plain, show, used_keys, value_words, verdict, why, workload_ids, workload_title)
 from . import charts
 from .format import human, number
@@ -75,6 +75,7 @@ class Decision:
     fleet: str
     fleet_label: str                  # "Fleet" (the recommendation's) or the cheapest own fleet's, beside a service
     sensitivity: Sensitivity | None   # the recommendation with each assumption moved
+    budget: str = ""                  # each budget, what the recommendation uses of it and what is left
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ class Report:
     description: str
     created: str                      # W3C date for the PDF metadata
     decisions: tuple[Decision, ...]
+    together: str                     # several decisions: their recommendations' monthly cost and capital summed
     overview: tuple[Table, ...]       # key figures per workload, when there is no decision
     findings: tuple[str, ...]
     caveats: tuple[str, ...]
@@ -220,6 +222,7 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
         status=str(meta.get("status", "not stated")), description=str(meta.get("description", "")).strip(),
         created=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
         decisions=tuple(decision_summary(results, i) for i in range(len(results.decisions))), overview=overview(results),
+        together=together(results),
         findings=findings(results),
         caveats=caveats(results),
         workloads=tuple(workload_section(results, wid) for wid in workload_ids(results)),
@@ -259,7 +262,48 @@ def decision_summary(r: Results, which: int) -> Decision:
         fleet = f"{fleet[:-1]}; {show(pair_of(r, dec, own), own.quantity)}."
     return Decision(title, best.label if best else None, name, headline, objective_words(dec),
                     workload_title(r, best.workload if best and best.workload else wid), constraint, tuple(reasons), table, note, fleet,
-                    "Fleet" if own is best else "Cheapest fleet held all month", sensitivity(r, which))
+                    "Fleet" if own is best else "Cheapest fleet held all month", sensitivity(r, which),
+                    budget_words(r, dec))
+
+
+BUDGET_SPENT = {"capex": "capex", "total": "cost"}          # the monthly budget: the option's monthly cost
+
+
+def spent(r: Results, dec, o, name: str) -> float | None:
+    """What an option uses of a budget: its monthly cost, its capital (none unless a fleet is bought), its run's
+    cost."""
+    if name == "capex" and o.variant != "fleet":
+        return 0.0
+    v = pair_of(r, dec, o).values.get(BUDGET_SPENT.get(name) or MONTHLY[o.variant])
+    return v if isinstance(v, float) else None
+
+
+def budget_words(r: Results, dec) -> str:
+    """'Budget: monthly $6,000, of which $1,972 used ($4,028 left)', for the recommended option."""
+    if not dec.best or not dec.budget:
+        return ""
+    unit = {"monthly": "USD/month"}
+    parts = []
+    for name, limit in dec.budget.items():
+        used = spent(r, dec, dec.best, name)
+        u = unit.get(name, "USD")
+        parts.append(f"{name} {human(limit, u)}" + (f", of which {human(used, u)} used ({human(limit - used, u)} "
+                                                     f"left)" if used is not None else ""))
+    return "Budget: " + "; ".join(parts) + "."
+
+
+def together(r: Results) -> str:
+    """Every decision's recommendation together, where there are several: monthly cost and capital."""
+    best = [(d, d.best) for d in r.decisions if d.best]
+    if len(r.decisions) < 2 or len(best) < len(r.decisions):
+        return ""
+    monthly = [spent(r, d, o, "monthly") for d, o in best]
+    capital = [spent(r, d, o, "capex") for d, o in best]
+    if any(v is None for v in monthly):
+        return ""
+    cap = f" and {human(sum(capital), 'USD')} of capital" if all(v is not None for v in capital) and sum(capital) \
+        else ""
+    return f"The {len(best)} recommendations together: {human(sum(monthly), 'USD/month')}{cap}."
 
 
 def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
@@ -294,8 +338,11 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
     align = ("r", "l", "r") + ("r",) * len(figures) + ("l",)
     notes = [f"The same for every option: {'; '.join(same)}."] if same else []
     if any(o.failures and o.value is not None for o in dec.options):
-        notes.append(f"An option that fails a requirement still shows its {objective_words(dec)}, to show what the "
-                     f"requirement costs; it is not ranked.")
+        notes.append(f"An option that is priced but fails a requirement (where it runs, the budget) still shows its "
+                     f"{objective_words(dec)}, to show what the requirement costs; it is not ranked. One that does not "
+                     f"fit or misses a target is not priced (n/a).")
+    if dec.unit.endswith("/month"):
+        notes.append(f"A month is {HOURS_PER_MONTH:g} hours (365.25 days / 12).")
     if any(o.variant == "api" for o in dec.options):
         notes.append("The hosted API's latency and capacity are its provider's: they are not checked here (–).")
     return Table(head, tuple(rows), align, mark), " ".join(notes)

@@ -1043,7 +1043,7 @@ def wrap(ws: Worksheet, cell: Cell, width: float) -> None:
 HOW_TO = (
     ("1", "Change a yellow cell on Inputs (value in the unit shown beside it). Everything else is a formula."),
     ("2", "Calc holds one quantity per row in SI base units; Results converts the headline figures to ms, GB, "
-          "tokens/s and $ and ranks the options live."),
+          "tokens/s and money and ranks the options live."),
     ("3", "Checks must stay TRUE; the master check is repeated above. Requirements may be FALSE: that is a "
           "finding about an option."),
     ("4", "Every input and result has a name (Formulas > Name Manager): e.g. a formula reads "
@@ -1075,11 +1075,13 @@ def answers(b: Book) -> list[tuple[str, str]]:
     kinds = sorted({p.kind for p in r.pairs})
     lines = [("question", f"{len(by_workload(r.pairs))} workload(s) ({', '.join(kinds)}) evaluated on "
                           f"{len(b.devices)} device(s): {', '.join(b.devices)}")]
-    if r.decision:
-        d = r.decision
+    for d in r.decisions:
         goal = "highest" if d.maximise else "lowest"
         req = f", among options meeting {', '.join(d.require)}" if d.require else ""
-        lines.append(("decision", f"which device gives the {goal} {d.quantity} for workload {d.workload}{req}"))
+        budget = f", within the {' and '.join(d.budget)} budget" if d.budget else ""
+        lines.append(("decision", f"{d.title + ': ' if d.title else ''}which option (a fleet, renting on demand, "
+                                  f"a hosted API or an alternative) gives the {goal} {d.quantity} for workload "
+                                  f"{d.workload}{req}{budget}"))
     return lines
 
 
