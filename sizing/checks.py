@@ -150,6 +150,12 @@ def check_decision(chk: Checker, decision: Entity, workloads: dict, path: str = 
                     f"({', '.join(sorted(kinds))}); e.g. latency, cost or monthly_cost", "objective-not-computed")
     if ref and ref.value in workloads:
         check_budget(chk, decision, workloads[ref.value].get("kind"), path)
+        kinds_asked = [v for k, v in sorted(decision.values.items()) if k.startswith("options[")]
+        w = workloads[ref.value]
+        if kinds_asked and all(v.value == "api" for v in kinds_asked) and not w.has("api.output_price"):
+            chk.problem(kinds_asked[0], f"{path}.options", f"only the hosted API is asked for, but workload "
+                        f"'{w.id}' gives no api prices; add api: {{output_price: ...}} to it or rank fleet or "
+                        f"busy_hours too", "objective-not-computed")
 
 
 BUDGET_APPLIES = {"monthly": ("generate", "forward"), "capex": ("generate", "forward"), "total": ("train",)}

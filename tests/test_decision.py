@@ -228,3 +228,11 @@ def test_a_misspelt_key_in_a_decision_list_is_located():
     scn, problems = load_scenario_bytes((SERVICE + "decision:\n  - {workload: chat, budjet: {monthly: 1 USD}}\n"
                                          ).encode(), "s.yaml")
     assert scn is None and "decision[0].budjet" in str(problems[0]) and "budget" in str(problems[0])
+
+
+def test_asking_only_for_the_api_of_a_workload_without_api_prices_is_an_error():
+    from helpers import problems_of
+    text = SERVICE.replace("    api: {output_price: 0.20 USD/Mtoken, input_price: 0.05 USD/Mtoken}\n", "")
+    assert problems_of(text + "decision: {workload: chat, objective: monthly_cost, options: [api]}\n") == [
+        "s.yaml:22:63: error: decision.options: only the hosted API is asked for, but workload 'chat' gives no api "
+        "prices; add api: {output_price: ...} to it or rank fleet or busy_hours too"]
