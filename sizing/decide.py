@@ -94,6 +94,9 @@ def checks(r: Results, dec: Entity | None, wid: str, device: str, variant: str) 
         qid = REQUIREMENTS.get(req, req)
         if variant in SERVICES and req in ("on-prem", "edge"):
             out.append(Check(req, wid, f"{variant}_in_cloud", F.Const(False)))
+        elif variant == "api" and req == "meets_targets" and isinstance(values.get("api_meets_targets"), bool):
+            out.append(Check(req, wid, "api_meets_targets", F.Ref(qkey(wid, device, "api_meets_targets"),
+                                                                  "api_meets_targets")))
         elif variant != "api" and isinstance(values.get(qid), bool):
             out.append(Check(req, wid, qid, F.Ref(qkey(wid, device, qid), qid)))
             if req == "on-prem" and values.get(qid) is not False and isinstance(values.get("owned_fleet"), bool):

@@ -148,12 +148,14 @@ def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
         first = f"The only option compared is {name}; its {objective_words(dec)} is {value_words(r, dec, b)}" + \
                 (f" and it does {' and '.join(checked)}." if checked else ".")
     if b.variant == "api":
-        first += " Its latency and capacity are the provider's: they are not checked here."
+        first += f" {api_service_words(r, p)}"
     if b.alternative:
         first += f" {alternative_words(r, b)}"
     cheapest = min((o for o in ranking if o.value is not None),
                    key=lambda o: -o.value if dec.maximise else o.value, default=None)
     extra = money(r, p) if b.variant == "fleet" else [cost_sentence(r, dec, b)]
+    if p.kind == "train" and (run := cost_driver(r, dec, b)):
+        extra = [f"The run costs{run}."] + extra
     if cheapest is not None and cheapest.id != b.id and cheapest.failures:
         tag = failure_tag(cheapest.failures)
         other = option_name(cheapest)
@@ -218,7 +220,7 @@ def committed(r: Results, p: Pair) -> bool:
 
 
 def renting(r: Results, p: Pair) -> str:
-    return "rented with the commitment discount" if committed(r, p) else "rented on demand"
+    return "rented with the commitment discount" if committed(r, p) else "rented by the hour, all month"
 
 
 def money(r: Results, p: Pair) -> list[str]:
@@ -230,14 +232,25 @@ def money(r: Results, p: Pair) -> list[str]:
     return out
 
 
+def api_service_words(r: Results, p: Pair) -> str:
+    """What is known of the API's latency: the provider's stated p95 figures checked against the targets, or not."""
+    w = f"workload.{p.workload}"
+    stated = [f"{input_text(r, f'{w}.api.{k}')} {what}" for k, what in
+              (("ttft_p95", "to the first token"), ("per_token_p95", "per token")) if f"{w}.api.{k}" in r.inputs]
+    if p.values.get("api_meets_targets") is True:
+        return (f"Its latency is the provider's stated service level ({' and '.join(stated)} at the 95th "
+                f"percentile), checked against the targets; its capacity at the peak is the provider's to guarantee.")
+    return "Its latency and capacity are the provider's: no targets are set, so neither is checked."
+
+
 def api_words(r: Results, p: Pair) -> str:
     """The API's price per request and per million output tokens, as the engine multiplies them."""
     w = f"workload.{p.workload}"
     parts = [f"{input_text(r, f'{w}.output_tokens')} output tokens × {input_text(r, f'{w}.api.output_price')}"]
     if f"{w}.api.input_price" in r.inputs and f"{w}.input_tokens" in r.inputs:
         parts.append(f"{input_text(r, f'{w}.input_tokens')} input tokens × {input_text(r, f'{w}.api.input_price')}")
-    return f"{' + '.join(parts)} = {rate(p, 'api_cost_per_request')} per request, " \
-           f"{show(p, 'api_cost_per_million_tokens')} of output (input tokens included)"
+    return f"{' + '.join(parts)} = {rate(p, 'api_cost_per_request')} per request, that is " \
+           f"{show(p, 'api_cost_per_million_tokens')} per million output tokens with the input tokens' price counted in"
 
 
 def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
@@ -317,6 +330,8 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
         if f.cloud_service:
             service = "is a hosted service" if option.variant == "api" else "is rented in the cloud"
             out.append(f"{service}: it cannot be had {f.requirement}")
+        elif f.quantity == "api_meets_targets":
+            out.append(api_target_words(r, p))
         elif f.quantity == "owned_fleet" and "own_rate" not in p.values:
             out.append("is priced only as a rental: on premises it must be bought; give costs.purchase to price it "
                        "owned")
@@ -350,6 +365,20 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
         else:
             out.append(f"misses a latency target{target_detail(r, p)}{where}")
     return "; ".join(out)
+
+
+def api_target_words(r: Results, p: Pair) -> str:
+    """Why the hosted API is not shown to meet the latency targets: a figure missing, or over its target."""
+    w = f"workload.{p.workload}"
+    missing = [k for k, t in (("ttft_p95", "ttft_p95"), ("per_token_p95", "per_token_p95"))
+               if f"{w}.targets.{t}" in r.inputs and f"{w}.api.{k}" not in r.inputs]
+    if missing:
+        return (f"is not shown to meet the latency targets: the provider's stated {' and '.join(missing)} (its "
+                f"service level) is not given; add it under api: to check it")
+    over = [f"{input_text(r, f'{w}.api.{k}')} > {input_text(r, f'{w}.targets.{k}')}"
+            for k in ("ttft_p95", "per_token_p95") if f"{w}.api.{k}" in r.inputs and f"{w}.targets.{k}" in r.inputs
+            and r.inputs[f"{w}.api.{k}"].value.value > r.inputs[f"{w}.targets.{k}"].value.value]
+    return f"misses a latency target at the provider's stated service level: {', '.join(over)}"
 
 
 def money_text(v: float) -> str:
@@ -395,7 +424,8 @@ def time_driver(p: Pair) -> str:
     return ""
 
 
-BASIS_WORDS = {"own": "owned", "reserved": "rented with the commitment discount", "rent": "rented on demand"}
+BASIS_WORDS = {"own": "owned", "reserved": "rented with the commitment discount",
+               "rent": "rented by the hour, all month"}
 HOURS_PER_MONTH = MONTH.value / 3600     # the formulas' month, in hours
 
 
@@ -405,7 +435,7 @@ def basis_words(r: Results, p: Pair) -> str:
     basis = v["cost_basis"]
     other = ""
     if "own_rate" in v and "rent_rate" in v:
-        rent = "renting with the commitment discount" if committed(r, p) else "renting on demand"
+        rent = "renting with the commitment discount" if committed(r, p) else "renting by the hour"
         other = (f", cheaper than {rent} at {rate(p, 'rent_rate')}" if basis == "own" else
                  f", cheaper than owning at {rate(p, 'own_rate')}")
     return f"costed as {BASIS_WORDS.get(basis, basis)} at {rate(p, 'hourly_rate')} per device{other}"
@@ -425,13 +455,17 @@ def cost_driver(r: Results, dec: Decision, o: Option) -> str:
     if o.variant == "busy_hours":
         if monthly:
             n = v["busy_hours_devices"]
-            return f": {human(n, '')} device{'' if n == 1 else 's'} rented on average × " \
+            return f": {human(n, '', digits=6)} device{'' if n == 1 else 's'} rented on average × " \
                    f"{human(r.inputs[f'device.{o.device}.price'].value.value, 'USD/s', digits=5, cents=False)} (on demand) × " \
                    f"{HOURS_PER_MONTH:g} h"
         return f": {show(p, 'busy_hours_monthly_cost')} / {show(p, 'tokens_per_month')} served"
     if monthly and "hourly_rate" in v and "fleet_devices" in v:
         return (f": {human(v['fleet_devices'], '')} devices × {rate(p, 'hourly_rate')} "
                 f"({BASIS_WORDS.get(v.get('cost_basis'))}) × {HOURS_PER_MONTH:g} h")
+    if o.quantity == "cost" and "device_hours" in v and "hourly_rate" in v:        # a training run
+        basis = "rented by the hour" if v.get("cost_basis") == "rent" else BASIS_WORDS.get(v.get("cost_basis"))
+        return f": {human(v['devices'], '')} devices × {rate(p, 'hourly_rate')} ({basis}) × " \
+               f"{human(v['duration'] / 3600, '', digits=6)} h"
     if o.quantity == "cost_per_million_tokens" and "tokens_per_month" in v:
         return f": {show(p, 'monthly_cost')} / {show(p, 'tokens_per_month')} served"
     if o.quantity == "cost_per_million_tokens" and "hourly_rate" in v:

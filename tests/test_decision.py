@@ -102,7 +102,7 @@ workloads:
     output_tokens: 300
     traffic: {peak: 40 request/s, average: 12 request/s, max_utilisation: 70 %}
     targets: {per_token_p95: 50 ms}
-    api: {output_price: 0.20 USD/Mtoken, input_price: 0.05 USD/Mtoken}
+    api: {output_price: 0.20 USD/Mtoken, input_price: 0.05 USD/Mtoken, per_token_p95: 30 ms}
   big:
     kind: generate
     model: qwen2.5-32b
@@ -232,7 +232,26 @@ def test_a_misspelt_key_in_a_decision_list_is_located():
 
 def test_asking_only_for_the_api_of_a_workload_without_api_prices_is_an_error():
     from helpers import problems_of
-    text = SERVICE.replace("    api: {output_price: 0.20 USD/Mtoken, input_price: 0.05 USD/Mtoken}\n", "")
+    text = SERVICE.replace("    api: {output_price: 0.20 USD/Mtoken, input_price: 0.05 USD/Mtoken, per_token_p95: 30 ms}\n",
+                           "")
     assert problems_of(text + "decision: {workload: chat, objective: monthly_cost, options: [api]}\n") == [
         "s.yaml:22:63: error: decision.options: only the hosted API is asked for, but workload 'chat' gives no api "
         "prices; add api: {output_price: ...} to it or rank fleet or busy_hours too"]
+
+
+@pytest.mark.parametrize("stated, passes, why", [
+    (", per_token_p95: 30 ms", True, None),
+    (", per_token_p95: 60 ms", False, "misses a latency target at the provider's stated service level: 60 ms > 50 ms"),
+    ("", False, "is not shown to meet the latency targets: the provider's stated "
+                                            "per_token_p95 (its service level) is not given; add it under api: to "
+                                            "check it"),
+])
+def test_the_hosted_api_meets_the_targets_only_at_its_stated_service_level(stated, passes, why):
+    text = SERVICE.replace(", per_token_p95: 30 ms}", stated + "}")
+    r = results(text + "decision: {workload: chat, objective: monthly_cost}\n")
+    api = r.decision.option("api")
+    assert api.passes is passes
+    if why:
+        assert api.failures == (Failure("meets_targets", "chat", "api_meets_targets"),)
+        assert verdict(r, r.decision, api) == why
+        assert r.decision.recommendation != "api"

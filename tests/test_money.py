@@ -48,7 +48,7 @@ def test_owned_total_over_the_write_off_is_the_monthly_cost_times_its_months():
         assert v["tco"] == pytest.approx(v["monthly_cost"] * months)       # capex amortised over the same months
 
 
-FLEET = re.compile(r"(\d[\d,]*) devices × \$([\d.,]+)/hour \((owned|rented on demand|rented with the commitment "
+FLEET = re.compile(r"(\d[\d,]*) devices × \$([\d.,]+)/hour \((owned|rented by the hour, all month|rented with the commitment "
                    r"discount)\) × 730\.5 h")
 BUSY = re.compile(r"([\d.,]+) devices? rented on average × \$([\d.,]+)/hour \(on demand\) × 730\.5 h")
 API = re.compile(r"× 730\.5 h = ([\d.,]+) requests × \$([\d.,]+) per request")
@@ -150,10 +150,24 @@ def test_page_one_states_each_budget_what_is_used_and_the_decisions_together():
     support, code = r.decisions
     api = r.pair("support", support.best.device).values["api_monthly_cost"]
     assert support.best.variant == "api"
-    assert budget_words(r, support) == (f"Budget: monthly $6,000/month, of which {human(api, 'USD/month')} used "
+    assert budget_words(r, support) == (f"Budget: $6,000/month, of which {human(api, 'USD/month')} used "
                                         f"({human(6000 - api, 'USD/month')} left).")
     fleet = r.pair("code", "h100").values
-    assert budget_words(r, code) == (f"Budget: capex $400,000, of which {human(fleet['capex'], 'USD')} used "
+    assert budget_words(r, code) == (f"Budget: capital $400,000, of which {human(fleet['capex'], 'USD')} used "
                                      f"({human(400000 - fleet['capex'], 'USD')} left).")
-    assert together(r) == (f"The 2 recommendations together: {human(api + fleet['monthly_cost'], 'USD/month')} and "
-                           f"{human(fleet['capex'], 'USD')} of capital.")
+    assert together(r) == (f"The 2 recommendations together: {human(api + fleet['monthly_cost'], 'USD/month')}, which "
+                           f"includes writing off {human(fleet['capex'], 'USD')} of capital bought up front.")
+
+
+TRAIN = re.compile(r": (\d+) devices × \$([\d.,]+)/hour \((rented by the hour|owned|rented with the commitment "
+                   r"discount)\) × ([\d.,]+) h$")
+
+
+def test_the_sentence_that_explains_a_training_cost_multiplies_to_it():
+    r = results_of("finetune-approach")
+    dec = r.decision
+    assert dec.quantity == "cost"
+    for o in dec.options:
+        m = TRAIN.search(cost_driver(r, dec, o))
+        assert m, cost_driver(r, dec, o)
+        assert number(m.group(1)) * number(m.group(2)) * number(m.group(4)) == pytest.approx(o.value, rel=0.001)

@@ -81,6 +81,9 @@ inp("job_tokens", "token", "tokens per item of the bulk job", workload="batch_jo
 inp("trainable", "", "trainable share of the parameters (LoRA)", workload="trainable", fraction=True)
 inp("api_output_price", "USD/token", "hosted API price per output token", workload="api.output_price")
 inp("api_input_price", "USD/token", "hosted API price per input token", workload="api.input_price")
+inp("api_ttft", "s", "the hosted API's stated time to first token (p95)", workload="api.ttft_p95", assumption=False)
+inp("api_per_token", "s", "the hosted API's stated time per token (p95)", workload="api.per_token_p95",
+    assumption=False)
 # `devices` of a workload: the replica's devices when serving, the devices used when training (kinds.py).
 inp("train_devices", "", "devices used for training", assumption=False)
 inp("replica_devices", "", "devices serving one replica together", assumption=False)

@@ -3,7 +3,7 @@
 from .common import HORIZON, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, forced_basis, owned
 from .expr import (TAIL, TINY, Const, Missing, all_of, all_present, ceil, erlang_c, first_present, fleet_search, ln,
                    maximum, nothing, sum_present, where)
-from .graph import quantity
+from .graph import NA, quantity
 
 TRAFFIC = ("generate", "forward")
 
@@ -222,6 +222,19 @@ def gen_api_cost(q):
           display="USD/month", label="Hosted API, monthly")
 def gen_api_monthly(q):
     return q.average_rate * q.api_cost_per_request * MONTH
+
+
+@quantity("generate", "api_meets_targets", "",
+          "the hosted API's stated p95 latencies (its service level) meet every target given; a target without the "
+          "API's stated figure is not met: it is not shown", label="Hosted API meets latency targets", type="check")
+def gen_api_meets_targets(q):
+    if not q.has("api_output_price"):
+        return NA
+    parts = []
+    for target, stated in (("per_token_target", "api_per_token"), ("ttft_target", "api_ttft")):
+        if q.has(target):
+            parts.append(getattr(q, stated) <= getattr(q, target) if q.has(stated) else Const(False))
+    return all_present(*parts) if len(parts) > 1 else parts[0] if parts else NA
 
 
 @quantity("generate", "cheaper_than_api", "", "own fleet's cost per million tokens ≤ the API's",

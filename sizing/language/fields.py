@@ -207,6 +207,10 @@ API_FIELDS = (
           example="0.90 USD/Mtoken"),
     Field("input_price", Quantity("token_price"), "API price per input token.", nonnegative=True,
           example="0.30 USD/Mtoken"),
+    Field("ttft_p95", Quantity("duration"), "The provider's stated time to first token at the 95th percentile (its "
+          "service level): checked against the workload's target.", positive=True, example="800 ms"),
+    Field("per_token_p95", Quantity("duration"), "The provider's stated time per output token at the 95th "
+          "percentile: checked against the workload's target.", positive=True, example="30 ms"),
 )
 
 BATCH_JOB_FIELDS = (

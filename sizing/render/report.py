@@ -283,12 +283,13 @@ def budget_words(r: Results, dec) -> str:
     if not dec.best or not dec.budget:
         return ""
     unit = {"monthly": "USD/month"}
+    named = {"monthly": "", "capex": "capital ", "total": "for the run "}
     parts = []
     for name, limit in dec.budget.items():
         used = spent(r, dec, dec.best, name)
         u = unit.get(name, "USD")
-        parts.append(f"{name} {human(limit, u)}" + (f", of which {human(used, u)} used ({human(limit - used, u)} "
-                                                     f"left)" if used is not None else ""))
+        parts.append(f"{named[name]}{human(limit, u)}" + (f", of which {human(used, u)} used ({human(limit - used, u)} "
+                                                           f"left)" if used is not None else ""))
     return "Budget: " + "; ".join(parts) + "."
 
 
@@ -301,8 +302,8 @@ def together(r: Results) -> str:
     capital = [spent(r, d, o, "capex") for d, o in best]
     if any(v is None for v in monthly):
         return ""
-    cap = f" and {human(sum(capital), 'USD')} of capital" if all(v is not None for v in capital) and sum(capital) \
-        else ""
+    cap = f", which includes writing off {human(sum(capital), 'USD')} of capital bought up front" \
+        if all(v is not None for v in capital) and sum(capital) else ""
     return f"The {len(best)} recommendations together: {human(sum(monthly), 'USD/month')}{cap}."
 
 
@@ -344,7 +345,8 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
     if dec.unit.endswith("/month"):
         notes.append(f"A month is {HOURS_PER_MONTH:g} hours (365.25 days / 12).")
     if any(o.variant == "api" for o in dec.options):
-        notes.append("The hosted API's latency and capacity are its provider's: they are not checked here (–).")
+        notes.append("The hosted API's figures are its provider's: its latency is its stated service level where "
+                     "given (api: ttft_p95, per_token_p95), its capacity is not modelled (–).")
     return Table(head, tuple(rows), align, mark), " ".join(notes)
 
 

@@ -1016,8 +1016,8 @@ def readme_sheet(b: Book, ws: Worksheet) -> None:
         ws.conditional_formatting.add(cell, FormulaRule(formula=[f"NOT({name})"],
                                                         fill=PatternFill("solid", fgColor=CHECK_BAD)))
     if any(o.variant == "api" for d in r.decisions for o in d.options):
-        put_text(ws, row + 3, 2, "a hosted API is checked against the budget and where it runs only: its "
-                                 "latency and capacity are the provider's, not checked here")
+        put_text(ws, row + 3, 2, "a hosted API's latency is checked at its provider's stated service level (api: "
+                                 "ttft_p95, per_token_p95); its capacity is not modelled")
         row += 1
     row = readme_section(ws, row + 4, "How to use", HOW_TO)
     row = colour_key(ws, row)
