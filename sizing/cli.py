@@ -152,6 +152,40 @@ def report(file: str, output: str | None) -> None:
     write_one(file, output, ".pdf", lambda results: render_report(results, render_workbook(results)))
 
 
+@main.command()
+@click.argument("workbook_file", metavar="WORKBOOK", type=click.Path(dir_okay=False, exists=True))
+@click.argument("file", metavar="SCENARIO", type=click.Path(dir_okay=False), required=False)
+@click.option("--dry-run", is_flag=True, help="Show the changes; write nothing.")
+def pull(workbook_file: str, file: str | None, dry_run: bool) -> None:
+    """Write the input cells changed in a workbook back into its scenario (default: the file named on its README
+    sheet, beside the workbook), comments and layout kept."""
+    from .errors import OutputError
+    from .pull import apply, changes, scenario_of
+    from .scenario import load_scenario_bytes
+
+    file = file or str(scenario_of(workbook_file))
+    results = evaluate_or_exit(file)
+    try:
+        found = changes(results, workbook_file)
+    except OutputError as e:
+        click.echo(f"sizing: error: {e}", err=True)
+        sys.exit(EXIT_PROBLEMS)
+    if not found:
+        click.echo(f"{workbook_file}: no input changed")
+        return
+    for c in found:
+        click.echo(str(c))
+    text = apply(results.scenario.data.decode("utf-8"), found)
+    scn, problems = load_scenario_bytes(text.encode("utf-8"), file, Path(file).parent)
+    if scn is None:                          # a changed value the language refuses: located, nothing written
+        echo_problems(problems)
+        sys.exit(EXIT_PROBLEMS)
+    if dry_run:
+        return
+    write_or_exit(Path(file), text.encode("utf-8"), ())
+    click.echo(f"wrote {file}")
+
+
 def scenario_files(paths: tuple[str, ...]) -> list[Path]:
     """The files named, and every .yaml/.yml in the folders named (default: ./scenarios)."""
     if not paths and not Path("scenarios").is_dir():
