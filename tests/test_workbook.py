@@ -211,7 +211,7 @@ def test_doubling_a_price_changes_the_recommendation(cases):
 
 
 def test_a_long_sweep_is_shown_as_evenly_spaced_live_rows(monkeypatch):
-    monkeypatch.setattr(workbook, "MAX_LIVE_ROWS", 5)
+    monkeypatch.setattr(workbook.sweep, "MAX_LIVE_ROWS", 5)
     text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text()
     text = re.sub(r"^sweep:.*$", "sweep: {batch: {from: 1, to: 12, points: 12}}", text, flags=re.M)
     wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(scenario_results(text))))

@@ -1,0 +1,370 @@
+"""Shared by every sheet: names of cells, display units and formats, input ranges, cell helpers and the Book."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from openpyxl import Workbook
+from openpyxl.cell.cell import Cell
+from openpyxl.styles import Alignment, Border, Font, NamedStyle, PatternFill, Protection, Side
+from openpyxl.utils import absolute_coordinate, quote_sheetname
+from openpyxl.workbook.defined_name import DefinedName
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.worksheet import Worksheet
+
+from ... import currency
+from ... import formulas as F
+from ... import schema as S
+from ...evaluate import Input, Pair, Results
+from ...formulas.expr import excel_number
+from ...units import split_quantity, to_unit
+from ..format import FIXED, PINNED, SCALES, TEXT_UNITS, scale_for
+
+
+MASTER = "master_check"
+REQUIREMENTS_MET = "requirements_met"
+RECOMMENDATION = "decision.recommendation"
+ENTITY_PREFIX = {"device": "dev", "model": "model", "workload": "wl", "benchmark": "rec"}
+ENTITY_ORDER = ("device", "model", "workload", "benchmark", "decision")
+
+# Inputs derived from a choice (precision, optimizer) take one of these values.
+CHOICES = {"bytes_per_value": tuple(sorted(set(S.PRECISION_BYTES.values()))),
+           "kv_bytes_per_value": tuple(sorted(set(S.PRECISION_BYTES.values()))),
+           "state_bytes_per_parameter": tuple(sorted(set(S.OPTIMIZER_STATE_BYTES.values())))}
+ROW = "\x01"
+PALETTE = ("1F77B4", "FF7F0E", "2CA02C", "D62728", "9467BD", "8C564B", "E377C2", "7F7F7F", "BCBD22", "17BECF")
+BOOLEAN = '"TRUE";"TRUE";"FALSE"'            # stands for the row number in a sweep row's formula template
+
+INPUT_FILL, CHECK_OK, CHECK_BAD = "FFF2CC", "C6EFCE", "FFC7CE"
+THIN = Side(style="thin", color="BFBFBF")
+STYLES = (
+    NamedStyle("sizing input", font=Font(color="0000FF"), fill=PatternFill("solid", fgColor=INPUT_FILL),
+               border=Border(THIN, THIN, THIN, THIN), protection=Protection(locked=False)),
+    NamedStyle("sizing header", font=Font(bold=True), fill=PatternFill("solid", fgColor="D9E1F2"),
+               border=Border(bottom=THIN)),
+    NamedStyle("sizing title", font=Font(bold=True, size=14)),
+    NamedStyle("sizing section", font=Font(bold=True, size=12)),
+    NamedStyle("sizing note", font=Font(italic=True, color="595959")),
+)
+
+
+# -- defined names --------------------------------------------------------------------------
+CELL_LIKE = re.compile(r"[A-Za-z]{1,3}[0-9]+|[Rr][0-9]*[Cc][0-9]*|[RrCc]")
+NAME_CHARS = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def valid_name(s: str) -> bool:
+    """An Excel defined name: letters, digits, _ and ., not a cell reference, not a boolean."""
+    return (len(s) <= 255 and NAME_CHARS.fullmatch(s) is not None and CELL_LIKE.fullmatch(s) is None
+            and s.upper() not in ("TRUE", "FALSE"))
+
+
+def raw_name(key: str) -> str:
+    """`device.h100.price` -> `dev.h100.price`; `chat/h100/step_time` -> `chat.h100.step_time`."""
+    if "/" in key:
+        text = key.replace("/", ".")
+    else:
+        kind, rest = key.split(".", 1)
+        text = f"{ENTITY_PREFIX.get(kind, kind)}.{rest}"
+    text = re.sub(r"[^A-Za-z0-9_.]", "_", text)
+    return text if re.match(r"[A-Za-z_]", text) else "_" + text
+
+
+def assign_names(keys: Iterable[str], reserved: Iterable[str] = ()) -> dict[str, str]:
+    """A valid name per key, unique ignoring case (a suffix settles collisions such as a-b / a_b)."""
+    used = {r.lower() for r in reserved}
+    out = {}
+    for key in keys:
+        base = raw_name(key)[:248]
+        name, n = base, 1
+        while name.lower() in used or not valid_name(name):
+            n += 1
+            name = f"{base}_{n}"
+        used.add(name.lower())
+        out[key] = name
+    return out
+
+
+def names_of(r: Results) -> dict[str, str]:
+    """The defined name of every input key and every quantity key of the results."""
+    keys = list(r.inputs) + [x.key for p in r.pairs for x in p.present()]
+    return assign_names(keys, reserved=(MASTER, REQUIREMENTS_MET, RECOMMENDATION))
+
+
+def formula(e: F.Expr, names: dict[str, str], local: dict[str, str] | None = None) -> str:
+    """'=' and the expression in Excel: a reference is a `local` cell address, else a defined name."""
+    local = local or {}
+    return "=" + F.to_excel(e, lambda ref: local.get(ref.key) or names[ref.key])
+
+
+def inverse_integer(factor: float) -> int | None:
+    """N when a factor below 1 is 1/N and not a power of ten (1/3600 reads better than 2.78E-04)."""
+    if factor >= 1 or math.log10(factor).is_integer():
+        return None
+    inverse = 1 / factor
+    return round(inverse) if abs(inverse - round(inverse)) < 1e-9 * inverse else None
+
+
+def scaled(ref: str, factor: float) -> str:
+    """A conversion to a display unit: `x/1E-3`, or `x*3600` when the factor is 1/3600."""
+    if factor == 1:
+        return ref
+    n = inverse_integer(factor)
+    return f"{ref}*{n}" if n else f"{ref}/{excel_number(factor)}"
+
+
+def factor_cell(factor: float) -> float | str:
+    n = inverse_integer(factor)
+    return f"=1/{n}" if n else factor
+
+
+# -- units a person reads ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Shown:
+    """A number as a person reads it: value in `label`; value x factor is the SI value."""
+
+    label: str
+    factor: float = 1.0
+    percent: bool = False
+
+
+def numbers(values: Iterable) -> list[float]:
+    """The finite magnitudes among values (booleans and text left out; numpy scalars welcome)."""
+    out = []
+    for v in map(plain, values):
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+            out.append(abs(v))
+    return out
+
+
+def display_unit(values: Iterable, unit: str, display: str | None) -> Shown:
+    """One display unit for a row of engine values: the one format.human picks for the smallest."""
+    nums = numbers(values)
+    if display == "%":
+        return Shown("%", 1.0, True)
+    if display in PINNED:
+        return Shown(*PINNED[display])
+    if unit in SCALES and nums:
+        return Shown(*scale_for(min((x for x in nums if x), default=0.0), unit))
+    if display in FIXED:
+        return Shown(*FIXED[display])
+    return Shown(TEXT_UNITS.get(unit, unit))
+
+
+def number_format(values: Iterable, shown: Shown = Shown("")) -> str:
+    """A number format for a row of values, the smallest with about four significant digits, and the
+    unit: `#,##0.00" ms"`."""
+    values = [plain(v) for v in values]
+    if any(isinstance(v, bool) for v in values):
+        return BOOLEAN
+    nums = [x / shown.factor * (100 if shown.percent else 1) for x in numbers(values)]
+    if not nums:
+        return "General"
+    small, big = min((x for x in nums if x), default=0.0), max(nums)
+    if big >= 1e12 or 0 < small < 1e-4:
+        base = "0.000E+00"
+    elif all(float(x).is_integer() for x in nums) or not small:
+        base = "#,##0"
+    else:
+        base = "#,##0." + "0" * max(1, min(6, 3 - math.floor(math.log10(small))))
+    if shown.percent:
+        return base.replace("#,##", "") + "%"
+    label = shown.label.replace('"', "")
+    if not label:
+        return base
+    return f'"{currency.symbol()}"{base}"{label[1:]}"' if label.startswith("$") else \
+        f'{base}" {currency.label(label)}"'
+
+
+def exact_format(value: float, percent: bool = False) -> str:
+    """A number format that shows an input as typed (up to six decimals)."""
+    text = f"{value * 100:.12g}" if percent else repr(float(value))
+    if "e" in text and not float(value).is_integer():
+        return "0.000E+00"
+    decimals = 0 if float(value).is_integer() else min(6, len(text.partition(".")[2]))
+    return ("0" if percent else "#,##0") + ("." + "0" * decimals if decimals else "") + ("%" if percent else "")
+
+
+def input_shown(inp: Input) -> tuple[float, Shown]:
+    """An input's value in the unit the user wrote ('3.35 TB/s' -> 3.35 TB/s), else a readable one."""
+    v = inp.value.value
+    if isinstance(getattr(field_of(inp), "type", None), S.Fraction):
+        return v, Shown("%", 1.0, True)
+    if not inp.unit:
+        return v, Shown("")
+    typed = typed_unit(inp)
+    if typed is not None:
+        return typed
+    label, factor = scale_for(v, inp.unit) if inp.unit in SCALES else (TEXT_UNITS.get(inp.unit, inp.unit), 1.0)
+    return float(f"{v / factor:.12g}"), Shown(label, factor)
+
+
+def typed_unit(inp: Input) -> tuple[float, Shown] | None:
+    """The number and unit as typed, when that unit converts exactly to the input's SI value."""
+    try:
+        shown, unit = split_quantity(inp.value.text)
+        factor = to_unit(1.0, unit, inp.unit) if unit else 0.0
+    except Exception:       # a unit pint reads differently here: fall back to a standard display unit
+        return None
+    v = inp.value.value
+    if factor <= 0 or abs(shown * factor - v) > 1e-9 * abs(v):
+        return None
+    return (int(shown) if shown.is_integer() else shown), Shown(unit.replace("USD ", "USD"), factor)
+
+
+# -- input ranges: one rule gives the data validation and the sanity check --------------------
+Rule = S.Limits     # the values an input may take: its field's limits, as the language declares them
+
+
+def field_of(inp: Input) -> S.Field | None:
+    """The scenario field an input comes from (None for values derived from a choice)."""
+    ent = inp.entity
+    fields = {"device": S.DEVICE_FIELDS, "model": S.MODEL_FIELDS, "benchmark": S.BENCHMARK_FIELDS,
+              "decision": S.DECISION_FIELDS}.get(ent.kind)
+    fields = fields if fields is not None else S.WORKLOAD_FIELDS.get(ent.get("kind"), ())
+    for part in inp.path.split("."):
+        f = next((f for f in fields if f.name == part), None)
+        if f is None or not isinstance(f.type, S.Block):
+            return f
+        fields = f.type.fields
+    return None
+
+
+def rule_of(inp: Input) -> Rule:
+    if inp.role in CHOICES:
+        return Rule(choices=CHOICES[inp.role])
+    f = field_of(inp)
+    return Rule(low=0.0, strict=True) if f is None else f.type.validation(f)
+
+
+def rule_check(rule: Rule, ref: F.Ref) -> list[F.Expr]:
+    if rule.choices:
+        return [ref > 0]
+    out = []
+    if rule.low is not None:
+        out.append(ref > rule.low if rule.strict else ref >= rule.low)
+    if rule.high is not None:
+        out.append(ref <= rule.high)
+    return out
+
+
+def validation(rule: Rule) -> DataValidation | None:
+    kind = "whole" if rule.whole else "decimal"
+    if rule.choices:
+        listed = ",".join(excel_number(float(c)) for c in rule.choices)
+        dv = DataValidation(type="list", formula1=f'"{listed}"')
+        message = f"one of {listed}"
+    elif rule.high is not None:
+        dv = DataValidation(type=kind, operator="between", formula1=excel_number(rule.low or 0.0),
+                            formula2=excel_number(rule.high))
+        message = f"between {rule.low or 0:g} and {rule.high:g}" + (" (a percentage)" if rule.high == 1 else "")
+    elif rule.low is not None:
+        dv = DataValidation(type=kind, operator="greaterThan" if rule.strict else "greaterThanOrEqual",
+                            formula1=excel_number(rule.low))
+        message = f"{'greater than' if rule.strict else 'at least'} {rule.low:g}"
+    else:
+        return None
+    what = "a whole number" if rule.whole and not rule.choices else "a value"
+    dv.error, dv.errorTitle, dv.showErrorMessage = f"Expected {what} {message}.", "Value out of range", True
+    dv.prompt, dv.showInputMessage = f"Enter {what} {message}.", True
+    return dv
+
+
+# -- cells -------------------------------------------------------------------------------------
+def put_text(ws: Worksheet, row: int, col: int, text: str, style: str | None = None) -> Cell:
+    """Text that stays text: never a formula, even when it starts with '=' or after an edit."""
+    c = ws.cell(row, col)
+    if style:
+        c.style = style
+    c.value = text
+    c.data_type = "s"
+    c.quotePrefix = True
+    return c
+
+
+def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, style: str | None = None) -> Cell:
+    c = ws.cell(row, col)
+    if style:
+        c.style = style
+    c.value = value
+    if fmt:
+        c.number_format = fmt
+    return c
+
+
+def header(ws: Worksheet, row: int, labels: Iterable[str], col: int = 1, right: range = range(0)) -> None:
+    """Bold labels; those over columns of figures (`right`) aligned with the figures."""
+    for i, label in enumerate(labels):
+        c = put_text(ws, row, col + i, label, "sizing header")
+        if col + i in right:
+            c.alignment = Alignment(horizontal="right")
+
+
+def widths(ws: Worksheet, sizes: dict[str, float]) -> None:
+    for letter, w in sizes.items():
+        ws.column_dimensions[letter].width = w
+
+
+def finish(ws: Worksheet) -> None:
+    """Formulas locked, inputs editable, no password (against slips, not people); printed a page wide."""
+    ws.protection.sheet = True
+    ws.protection.formatColumns = False
+    ws.protection.formatRows = False
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.paperSize = ws.PAPERSIZE_A4         # the report's paper
+    ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+
+
+def plain(v: Any) -> Any:
+    """A Python scalar for a numpy one (sweep series are arrays)."""
+    return v.item() if hasattr(v, "item") and not isinstance(v, (int, float, bool, str)) else v
+
+
+def qkey(p: Pair, qid: str) -> str | None:
+    return next((x.key for x in p.present() if x.d.id == qid), None)
+
+
+def by_workload(pairs: list[Pair]) -> dict[str, list[Pair]]:
+    out: dict[str, list[Pair]] = {}
+    for p in pairs:
+        out.setdefault(p.workload, []).append(p)
+    return out
+
+
+# -- the book ----------------------------------------------------------------------------------
+class Book:
+    """The workbook being built, with the results and the defined name of every key."""
+
+    def __init__(self, results: Results):
+        self.r = results
+        self.scn = results.scenario
+        self.names = names_of(results)
+        self.wb = Workbook()
+        self.wb.remove(self.wb.active)
+        for style in STYLES:
+            self.wb.add_named_style(style)
+        self.devices = list(self.scn.compare)
+        self.dev_col = {d: 3 + i for i, d in enumerate(self.devices)}
+        self.notes: list[str] = []
+
+    def define(self, name: str, cell: Cell) -> None:
+        ref = f"{quote_sheetname(cell.parent.title)}!{absolute_coordinate(cell.coordinate)}"
+        self.wb.defined_names[name] = DefinedName(name, attr_text=ref)
+
+    def colour(self, device: str) -> str:
+        i = self.devices.index(device) if device in self.devices else len(self.devices)
+        return PALETTE[i % len(PALETTE)]
+
+    def formula(self, e: F.Expr, local: dict[str, str] | None = None) -> str:
+        return formula(e, self.names, local)
+
+    def title(self, wid: str) -> str:
+        w = self.scn.workloads[wid]
+        t = w.get("title")
+        return f"{wid} ({w.get('kind')})" + (f": {t}" if t else "")
+
+

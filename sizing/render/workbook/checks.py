@@ -1,0 +1,95 @@
+"""The Checks sheet: input ranges and sanity checks, and the master check."""
+
+from __future__ import annotations
+
+from openpyxl.formatting.rule import CellIsRule
+from openpyxl.styles import PatternFill
+from openpyxl.worksheet.worksheet import Worksheet
+
+from ... import formulas as F
+from ...formulas.expr import all_of
+
+from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, header, put, put_text, rule_check, rule_of,
+                   widths)
+
+
+# -- Checks ------------------------------------------------------------------------------------
+def within(x: F.Expr) -> F.Expr:
+    return all_of(x >= 0, x <= 1)
+
+
+# Checks that hold exactly in floating point too (a ratio recomputed from its parts would not).
+SANITY = (
+    ("delivered rate <= peak rate", ("delivered_rate", "peak_rate"), lambda q: q["delivered_rate"] <= q["peak_rate"]),
+    ("attainable rate <= peak rate", ("attainable_rate", "peak_rate"),
+     lambda q: q["attainable_rate"] <= q["peak_rate"]),
+    ("transfer share within 0..1", ("transfer_share",), lambda q: within(q["transfer_share"])),
+    ("padding efficiency within 0..1", ("padding_efficiency",), lambda q: within(q["padding_efficiency"])),
+    ("step time > 0", ("step_time",), lambda q: q["step_time"] > 0),
+    ("total time > 0", ("total_time",), lambda q: q["total_time"] > 0),
+    ("latency > 0", ("latency",), lambda q: q["latency"] > 0),
+    ("duration > 0", ("duration",), lambda q: q["duration"] > 0),
+)
+
+
+def sanity_checks(b: Book) -> list[tuple[str, str, F.Expr]]:
+    """(check, scope, expression): inputs within their ranges, rates below their peaks, shares in 0..1."""
+    out = []
+    groups: dict[tuple[str, str], list[F.Expr]] = {}
+    for inp in b.r.inputs.values():
+        if isinstance(inp.value.value, (int, float)):
+            conds = rule_check(rule_of(inp), F.Ref(inp.key, inp.role))
+            groups.setdefault((inp.entity.kind, inp.entity.id), []).extend(conds)
+    for (kind, eid), conds in groups.items():
+        if conds:
+            out.append(("inputs within their ranges", f"{kind} {eid}", conds[0] if len(conds) == 1 else all_of(*conds)))
+    for p in b.r.pairs:
+        q = {x.d.id: F.Ref(x.key, x.d.id) for x in p.present()}
+        for text, needs, check in SANITY:
+            if all(n in q for n in needs):
+                out.append((text, f"{p.workload} on {p.device}", check(q)))
+    return out
+
+
+def checks_sheet(b: Book, ws: Worksheet) -> None:
+    put_text(ws, 1, 1, "Checks: TRUE is good; the master check covers the model's sanity", "sizing title")
+    put_text(ws, 3, 1, "master check (model sanity)", "sizing section")
+    put_text(ws, 4, 1, "requirements met (findings)", "sizing section")
+    header(ws, 6, ["check", "scope", "status"])
+    row = 7
+    first = row
+    for text, scope, e in sanity_checks(b):
+        put_text(ws, row, 1, text)
+        put_text(ws, row, 2, scope)
+        put(ws, row, 3, b.formula(e))
+        row += 1
+    b.define(MASTER, put(ws, 3, 3, f"=AND(C{first}:C{row - 1})" if row > first else "=TRUE()"))
+    ranges = "C3:C4" + (f" C{first}:C{row - 1}" if row > first else "")
+    row += 1
+    put_text(ws, row, 1, "Requirements: a FALSE here is a finding about an option, not an error of the model",
+             "sizing section")
+    header(ws, row + 1, ["requirement", "scope", "status"])
+    row += 2
+    req_first = row
+    for p in b.r.pairs:
+        for x in p.present():
+            if x.d.requirement:
+                put_text(ws, row, 1, f"{x.d.id}: {x.d.description}")
+                put_text(ws, row, 2, f"{p.workload} on {p.device}")
+                put(ws, row, 3, b.formula(F.Ref(x.key, x.d.id)))
+                row += 1
+    met = f"=AND(C{req_first}:C{row - 1})" if row > req_first else "=TRUE()"
+    b.define(REQUIREMENTS_MET, put(ws, 4, 3, met))
+    colour_booleans(ws, ranges + (f" C{req_first}:C{row - 1}" if row > req_first else ""))
+    widths(ws, {"A": 60, "B": 36, "C": 10})
+    ws.freeze_panes = "A7"
+
+
+def colour_booleans(ws: Worksheet, ranges: str) -> None:
+    """Green for TRUE, red for FALSE (`ranges` holds booleans only: a blank would read as FALSE)."""
+    ws.conditional_formatting.add(ranges, CellIsRule(operator="equal", formula=["TRUE"],
+                                                     fill=PatternFill("solid", fgColor=CHECK_OK)))
+    ws.conditional_formatting.add(ranges, CellIsRule(operator="equal", formula=["FALSE"],
+                                                     fill=PatternFill("solid", fgColor=CHECK_BAD)))
+
+

@@ -1,0 +1,141 @@
+"""The Results sheet: headline figures and the live decisions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
+
+from ... import alternatives, currency
+from ... import formulas as F
+from ... import kinds as K
+from ...decide import VARIANTS, checks, entity_of, holder
+from ...evaluate import Pair
+from ...formulas.expr import all_of
+from ...results import Decision, Option
+
+from .base import (Book, RECOMMENDATION, by_workload, display_unit, header, number_format, numbers, put, put_text,
+                   qkey, scaled, widths)
+from .inputs import align_text, block_header
+from .checks import colour_booleans
+
+
+# -- Results -----------------------------------------------------------------------------------
+def results_sheet(b: Book, ws: Worksheet) -> None:
+    put_text(ws, 1, 1, "Results: the headline figures in the units a person reads, and the decision",
+             "sizing title")
+    row = decision_block(b, ws, 3) + 1
+    last = 3 + len(b.devices)
+    for pairs in by_workload(b.r.pairs).values():
+        cols = block_header(b, ws, row, pairs)
+        row += 2
+        for qid in K.get(pairs[0].kind).headline:
+            d = next((x.d for p in pairs for x in p.present() if x.d.id == qid), None)
+            if d is not None:
+                headline_row(b, ws, row, pairs, cols, d)
+                row += 1
+        row += 1
+    widths(ws, {"A": 36, "B": 14})
+    for c in range(3, last):
+        ws.column_dimensions[get_column_letter(c)].width = 18
+    ws.freeze_panes = "C2"
+
+
+def headline_row(b: Book, ws: Worksheet, row: int, pairs: list[Pair], cols: dict[int, int], d: Any) -> None:
+    values = [p.values.get(d.id) for p in pairs]
+    shown = display_unit(values, d.unit, d.display)
+    put_text(ws, row, 1, d.label or d.id)       # the name a reader uses; Calc keeps the ids
+    put_text(ws, row, 2, currency.label(shown.label) if numbers(values) else "")
+    fmt = number_format(values, shown)
+    for p in pairs:
+        key = qkey(p, d.id)
+        if key is not None:
+            align_text(put(ws, row, cols[id(p)], "=" + scaled(b.names[key], shown.factor), fmt), values)
+
+
+def decision_block(b: Book, ws: Worksheet, row: int) -> int:
+    """The live decisions, one after the other. Returns the next row."""
+    if not b.r.decisions:
+        put_text(ws, row, 1, "Decision", "sizing section")
+        put_text(ws, row + 1, 1, "no decision: no workload computes the objective", "sizing note")
+        return row + 2
+    for i, dec in enumerate(b.r.decisions):
+        row = one_decision(b, ws, row, dec, recommendation_name(i))
+    return row
+
+
+def recommendation_name(i: int) -> str:
+    """The defined name of a decision's recommendation cell: the first is `decision.recommendation`."""
+    return RECOMMENDATION if i == 0 else f"decision_{i + 1}.recommendation"
+
+
+def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> int:
+    """One decision: each option's objective, requirements met, rank, what it fails; the recommendation."""
+    entity = entity_of(b.r, dec)
+    wid, qid = dec.workload, dec.quantity
+    put_text(ws, row, 1, f"Decision: {dec.title}" if dec.title else "Decision", "sizing section")
+    values = [o.value for o in dec.options]
+    d = F.definition(qid)
+    shown = display_unit(values, d.unit if d else "", d.display if d else None)
+    better = "higher" if dec.maximise else "lower"
+    put_text(ws, row + 1, 1, "objective")
+    put_text(ws, row + 1, 2, f"{dec.objective} of workload {wid}: {better} is better; options must meet "
+                             f"{', '.join(dec.require) or 'no requirement'}"
+                             f"{', within the budget' if dec.budget else ''}")
+    columns = sorted(dec.options, key=lambda o: option_order(b, dec, o))
+    n = len(columns)
+    if not n:
+        put_text(ws, row + 2, 1, f"no option: the options asked for do not price {qid}", "sizing note")
+        put_text(ws, row + 3, 1, "recommendation", "sizing section")
+        b.define(name, put(ws, row + 3, 3, "none: no option meets every requirement"))
+        return row + 5
+    header(ws, row + 2, ["", "unit"] + [o.label for o in columns], right=range(3, 3 + n))
+    for k, label in enumerate((qid, "meets requirements", "eligible value", "rank", "fails")):
+        put_text(ws, row + 3 + k, 1, label)
+    put_text(ws, row + 3, 2, currency.label(shown.label))
+    first, last = get_column_letter(3), get_column_letter(2 + n)
+    eligible = f"${first}${row + 5}:${last}${row + 5}"
+    fmt = number_format(values, shown)
+    for k, o in enumerate(columns):
+        col = 3 + k
+        c = get_column_letter(col)
+        p = holder(b.r, dec, o)
+        key = qkey(p, o.quantity) if p else None
+        if key is not None:
+            put(ws, row + 3, col, "=" + scaled(b.names[key], shown.factor), fmt)
+        cs = checks(b.r, entity, o.workload or wid, o.device, o.variant)
+        put(ws, row + 4, col, b.formula(all_of(*[x.expr for x in cs]) if len(cs) > 1 else
+                                        cs[0].expr if cs else F.Const(True)))
+        put(ws, row + 5, col, f'=IF(AND({c}{row + 4},ISNUMBER({c}{row + 3})),{c}{row + 3},"")', fmt)
+        order = 0 if dec.maximise else 1
+        before = f"${first}${row + 5}:{c}{row + 5}"     # ties rank in column order, as the engine's stable sort
+        put(ws, row + 6, col, f'=IF(ISNUMBER({c}{row + 5}),RANK({c}{row + 5},{eligible},{order})'
+                              f'+COUNTIF({before},{c}{row + 5})-1,"")')
+        put(ws, row + 7, col, fails_text(b, cs))
+    best = "MAX" if dec.maximise else "MIN"
+    labels = f"${first}${row + 2}:${last}${row + 2}"
+    put_text(ws, row + 8, 1, "recommendation", "sizing section")
+    rec = put(ws, row + 8, 3, f'=IF(COUNT({eligible})=0,"none: no option meets every requirement",'
+                              f'INDEX({labels},MATCH({best}({eligible}),{eligible},0)))')
+    rec.font = Font(bold=True)
+    b.define(name, rec)
+    colour_booleans(ws, f"C{row + 4}:{last}{row + 4}")
+    return row + 10
+
+
+def option_order(b: Book, dec: Decision, o: Option) -> tuple[int, int]:
+    """Columns in the engine's order of consideration (fleets, busy hours, API), so ties rank alike."""
+    wids = [dec.workload] + [w.id for w in alternatives.of(b.r.scenario.workloads, dec.workload)]
+    return (VARIANTS.index(o.variant), wids.index(o.workload) if o.workload in wids else 0,
+            b.devices.index(o.device) if o.device in b.devices else 0)
+
+
+def fails_text(b: Book, cs: list) -> str | None:
+    """A live list of the requirements failed (ids and slugs only: no user text inside a formula)."""
+    terms = [f'IF({F.to_excel(x.expr, lambda ref: b.names[ref.key])},"","{x.quantity} ({x.workload}) ")'
+             for x in cs]
+    return f"=TRIM({'&'.join(terms)})" if terms else None
+
+
