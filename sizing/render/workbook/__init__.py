@@ -16,7 +16,7 @@ from ...output import build_datetime, write_atomic
 
 from .base import MASTER, RECOMMENDATION, REQUIREMENTS_MET, Book, finish, input_shown, names_of, valid_name
 from .inputs import calc_sheet, inputs_sheet
-from .checks import checks_sheet
+from .checks import checks_sheet, error_check
 from .results import recommendation_name, results_sheet
 from .sweep import sweep_sheet
 from .roofline import roofline_sheet
@@ -39,6 +39,7 @@ def build(results: Results) -> Workbook:
     sweep_sheet(b, sheets["Sweep"])
     roofline_sheet(b, sheets["Roofline"])
     readme_sheet(b, sheets["README"])
+    error_check(b)
     for ws in sheets.values():
         finish(ws)
     when = build_datetime(results.scenario)

@@ -349,6 +349,7 @@ class Book:
             self.wb.add_named_style(style)
         self.devices = list(self.scn.compare)
         self.dev_col = {d: 3 + i for i, d in enumerate(self.devices)}
+        self.error_cell: Cell | None = None      # the Checks cell counting error values (filled last)
         self.notes: list[str] = []
 
     def define(self, name: str, cell: Cell) -> None:

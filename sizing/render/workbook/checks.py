@@ -7,7 +7,7 @@ from openpyxl.styles import PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
 from ... import formulas as F
-from ...formulas.expr import all_of
+from ...formulas.expr import FLEET_SEARCH, all_of
 
 from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, header, put, put_text, rule_check, rule_of,
                    widths)
@@ -29,7 +29,12 @@ SANITY = (
     ("total time > 0", ("total_time",), lambda q: q["total_time"] > 0),
     ("latency > 0", ("latency",), lambda q: q["latency"] > 0),
     ("duration > 0", ("duration",), lambda q: q["duration"] > 0),
+    ("demand consistent: average <= peak <= what the servers serve", ("demand_consistent",),
+     lambda q: q["demand_consistent"]),
+    (f"the fleet search found its fleet within {FLEET_SEARCH} extra replicas", ("servers", "servers_for_peak"),
+     lambda q: q["servers"] - q["servers_for_peak"] < FLEET_SEARCH),
 )
+ERROR_SHEETS = ("Calc", "Results", "Sweep", "Roofline")       # every calculation a reviewer relies on
 
 
 def sanity_checks(b: Book) -> list[tuple[str, str, F.Expr]]:
@@ -63,7 +68,11 @@ def checks_sheet(b: Book, ws: Worksheet) -> None:
         put_text(ws, row, 2, scope)
         put(ws, row, 3, b.formula(e))
         row += 1
-    b.define(MASTER, put(ws, 3, 3, f"=AND(C{first}:C{row - 1})" if row > first else "=TRUE()"))
+    put_text(ws, row, 1, "no calculation error (#DIV/0!, #VALUE!, #NUM! ...) on " + ", ".join(ERROR_SHEETS))
+    put_text(ws, row, 2, "every sheet")
+    b.error_cell = ws.cell(row, 3)            # filled once every sheet is written (error_check)
+    row += 1
+    b.define(MASTER, put(ws, 3, 3, f"=IFERROR(AND(C{first}:C{row - 1}),FALSE)" if row > first else "=TRUE()"))
     ranges = "C3:C4" + (f" C{first}:C{row - 1}" if row > first else "")
     row += 1
     put_text(ws, row, 1, "Requirements: a FALSE here is a finding about an option, not an error of the model",
@@ -83,6 +92,13 @@ def checks_sheet(b: Book, ws: Worksheet) -> None:
     colour_booleans(ws, ranges + (f" C{req_first}:C{row - 1}" if row > req_first else ""))
     widths(ws, {"A": 60, "B": 36, "C": 10})
     ws.freeze_panes = "A7"
+
+
+def error_check(b: Book) -> None:
+    """Count the error values over every calculation sheet: none, or the master check fails."""
+    parts = [f"SUMPRODUCT(--ISERROR({ws.title}!A1:{ws.cell(ws.max_row, ws.max_column).coordinate}))"
+             for ws in (b.wb[t] for t in ERROR_SHEETS if t in b.wb.sheetnames)]
+    b.error_cell.value = f"=({'+'.join(parts)})=0" if parts else "=TRUE()"
 
 
 def colour_booleans(ws: Worksheet, ranges: str) -> None:
