@@ -1,0 +1,104 @@
+"""Shared by the sentences: labels, engine values formatted, the scenario's words."""
+
+from __future__ import annotations
+
+from .. import formulas as F
+from ..evaluate import Pair, Results
+from ..formulas.graph import QuantityDef
+from ..render.format import human
+from ..results import Decision
+
+
+REQUIRE_WORDS = {"fits_memory": "fit in memory", "fits": "fit in memory", "meets_targets": "meet the latency targets",
+                 "cloud": "can be had in the cloud", "on-prem": "can be had on premises",
+                 "edge": "can run at the edge"}
+
+
+def label(qid: str, kind: str | None = None) -> str:
+    """What a reader calls a quantity; pass the workload kind where ids are shared (train's `fits`)."""
+    if qid.startswith("speedup_vs_"):
+        return f"Speed-up vs {qid.removeprefix('speedup_vs_')}"
+    d = F.definition(qid, kind)
+    return d.label if d and d.label else qid.replace("_", " ").capitalize()
+
+
+def defs(pairs: list[Pair]) -> dict[str, QuantityDef]:
+    """Every quantity present in any of the pairs, in definition order (comparisons last)."""
+    out: dict[str, QuantityDef] = {}
+    for stage in ("planned", "compared"):
+        for p in pairs:
+            for x in getattr(p, stage):
+                if not isinstance(x.expr, F.Missing):
+                    out.setdefault(x.d.id, x.d)
+    return out
+
+
+def show(p: Pair | None, qid: str, d: QuantityDef | None = None) -> str:
+    """An engine value, formatted for a person; an en dash where the quantity does not apply."""
+    if p is None or qid not in p.values:
+        return "–"
+    d = d or next(x.d for x in p.present() if x.d.id == qid)
+    return human(p.values[qid], d.unit, d.display)
+
+
+def rate(p: Pair, qid: str) -> str:
+    """A rate a sentence multiplies, to five significant digits (not rounded to cents), so the product checks."""
+    d = next(x.d for x in p.present() if x.d.id == qid)
+    return human(p.values[qid], d.unit, d.display, digits=5, cents=False)
+
+
+def used_keys(pairs: list[Pair]) -> set[str]:
+    """Keys every present formula of the pairs reads."""
+    return {ref.key for p in pairs for x in p.present() for ref in F.refs(x.expr)}
+
+
+def held_against(r: Results, p: Pair, check: str) -> tuple[float, float | None, str, str] | None:
+    """A memory check's need and capacity for a pair: (need, capacity, need text, capacity text), from the
+    quantities its definition compares; a capacity that is not a quantity is the device's `memory` input."""
+    d = F.definition(check, p.kind)
+    if d is None or d.compares is None or not isinstance(p.values.get(d.compares[0]), float):
+        return None
+    need, cap = d.compares
+    if cap in p.values:
+        return p.values[need], p.values[cap], show(p, need), show(p, cap)
+    i = r.inputs.get(f"device.{p.device}.{cap}")
+    return p.values[need], (i.value.value if i else None), show(p, need), (i.value.text if i else "–")
+
+
+def input_text(r: Results, key: str) -> str | None:
+    i = r.inputs.get(key)
+    return i.value.text if i else None
+
+
+def pairs_of(r: Results, wid: str) -> list[Pair]:
+    return [p for p in r.pairs if p.workload == wid]
+
+
+def workload_ids(r: Results) -> list[str]:
+    return list(dict.fromkeys(p.workload for p in r.pairs))
+
+
+def device_name(r: Results, did: str) -> str:
+    d = r.scenario.devices.get(did)
+    if d is None:
+        return ""
+    return " ".join(str(x) for x in (d.get("vendor"), d.get("name")) if x)
+
+
+def workload_title(r: Results, wid: str) -> str:
+    w = r.scenario.workloads.get(wid)
+    title = w.get("title") if w else None
+    return f"{title} ({wid})" if title else wid
+
+
+def objective_words(dec: Decision) -> str:
+    return label(dec.quantity).lower()
+
+
+def role_value(r: Results, p: Pair, role: str):
+    """The value of the input a pair's formulas read for `role` (e.g. its redundancy), or None."""
+    key = next((ref.key for x in p.present() for ref in F.refs(x.expr)
+                if ref.key in r.inputs and r.inputs[ref.key].role == role), None)
+    return r.inputs[key].value.value if key else None
+
+

@@ -1,0 +1,264 @@
+"""Why an option wins or loses: the reason behind a recommendation, each option's verdict."""
+
+from __future__ import annotations
+
+import math
+
+from .. import alternatives
+from .. import formulas as F
+from ..decide import holder, pair_of
+from ..evaluate import Pair, Results
+from ..render.format import human
+from ..results import Decision, Failure, Option
+from ..schema import REQUIREMENTS
+
+from .common import REQUIRE_WORDS, held_against, input_text, label, objective_words, pairs_of, role_value, show
+from .money import api_service_words, api_target_words, basis_words, cost_driver, cost_sentence, money, money_text
+
+
+def fleet_words(r: Results, p: Pair | None, name: str = "") -> str:
+    """What to buy or rent: the fleet the engine sized (named `name`, else its device), and its basis."""
+    if p is None or "fleet_devices" not in p.values:
+        return ""
+    v = p.values
+    spare = role_value(r, p, "redundancy")
+    per = role_value(r, p, "replica_devices")
+    replicas = f"{human(v['replicas'], '')} replica{'s' if v['replicas'] != 1 else ''}" + \
+        (f" of {human(per, '')} devices" if per and per > 1 else "") + \
+        (f" ({human(v['servers'], '')} for the peak + {human(spare, '')} spare)" if spare else "")
+    basis = f"; {basis_words(r, p)}" if "cost_basis" in v else ""
+    capital = f"; buying them costs {show(p, 'fleet_purchase')}" if "fleet_purchase" in v else ""
+    return f"{human(v['fleet_devices'], '')} × {name or p.device}: {replicas}{basis}{capital}."
+
+
+def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
+    """The dominant constraint behind the recommendation, in words, from the engine's values."""
+    ranking = dec.options
+    b = dec.best
+    word = "highest" if dec.maximise else "lowest"
+    req = [REQUIRE_WORDS.get(x, x.replace("_", " ")) for x in dec.require]
+    if b is None:
+        return "no option qualifies", [f"No option compared can {' and '.join(req)}"
+                                       f"{' within the budget' if dec.budget else ''}; the verdicts below give each "
+                                       f"option's shortfall in the engine's figures."]
+    p = pair_of(r, dec, b)
+    checked = [("finish by the deadline" if x == "meets_targets" and p.kind == "train" else
+                REQUIRE_WORDS.get(x, x.replace("_", " "))) for x in dec.require
+               if isinstance(p.values.get(REQUIREMENTS.get(x, x)), bool)]      # only what the pair checks
+    if dec.budget:
+        checked.append("keep within the budget")
+    cond = f" among those that {' and '.join(checked)}" if checked and b.variant != "api" else ""
+    name = option_name(b)
+    if len(ranking) > 1:
+        first = f"Of the {len(ranking)} options compared, {name} has the {word} {objective_words(dec)} " \
+                f"({value_words(r, dec, b)}){cond}."
+    else:
+        first = f"The only option compared is {name}; its {objective_words(dec)} is {value_words(r, dec, b)}" + \
+                (f" and it does {' and '.join(checked)}." if checked else ".")
+    if b.variant == "api":
+        first += f" {api_service_words(r, p)}"
+    if b.alternative:
+        first += f" {alternative_words(r, b)}"
+    cheapest = min((o for o in ranking if o.value is not None),
+                   key=lambda o: -o.value if dec.maximise else o.value, default=None)
+    extra = money(r, p) if b.variant == "fleet" else [cost_sentence(r, dec, b)]
+    if p.kind == "train" and (run := cost_driver(r, dec, b)):
+        extra = [f"The run costs{run}."] + extra
+    if cheapest is not None and cheapest.id != b.id and cheapest.failures:
+        tag = failure_tag(cheapest.failures)
+        other = option_name(cheapest)
+        lost = f"Of all the options, {other} would have the {word} {objective_words(dec)} " \
+               f"({value_words(r, dec, cheapest)}) but {failure_words(r, cheapest, dec)}."
+        return tag, [first, lost] + (physics(r, p)[1] if b.variant != "api" else []) + extra
+    if b.variant == "api":
+        return "cost: the hosted API is cheaper than a fleet", [first] + extra
+    tag, more = physics(r, p)
+    return ("cost: renting as traffic needs is cheaper than holding a fleet" if b.variant == "busy_hours" else tag), \
+        [first] + more + extra
+
+
+def option_name(o: Option) -> str:
+    """An option as a sentence names it: 'h100', 'h100 (fp8)', 'h100 rented on demand as traffic needs', 'the
+    hosted API'."""
+    device = f"{o.device} ({o.alternative})" if o.alternative else o.device
+    if o.variant == "fleet":
+        return device
+    return "the hosted API" if o.variant == "api" else f"{device} rented on demand as traffic needs"
+
+
+def alternative_words(r: Results, o: Option) -> str:
+    """What an option's alternative changes in its workload, as given: 'Alternative fp8 of chat: precision fp8.'"""
+    w = r.scenario.workloads.get(o.workload)
+    if not o.alternative or w is None:
+        return ""
+    given = alternatives.changes(r.scenario.workloads[w.alternative_of]).get(o.alternative, {})
+    parts = [f"{path} {v.text}" for path, v in given.items() if path != "title"]
+    return (f"Alternative {o.alternative} of {w.alternative_of} sets {', '.join(parts)}; the rest is as "
+            f"{w.alternative_of}." if parts else "")
+
+
+def value_words(r: Results, dec: Decision, o: Option) -> str:
+    """An option's objective value as the report shows it."""
+    if o.value is None:
+        return "n/a"
+    measured = show(holder(r, dec, o), o.quantity)
+    if not o.measured_by:
+        return measured
+    ratio = show(holder(r, dec, o), "measured_vs_predicted")
+    return f"{measured} (measured by {o.measured_by}; predicted {human(o.predicted, dec.unit)}, measured / " \
+           f"predicted throughput {ratio})"
+
+
+def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
+    """What limits the chosen option, by workload kind."""
+    v = p.values
+    if p.kind == "generate" and v.get("bound") in ("memory", "compute"):
+        if v["bound"] == "memory":
+            return "memory-bound", [
+                f"Decoding is memory-bound on {p.device}: each step reads {show(p, 'step_bytes')} of weights"
+                f"{' and KV cache' if 'kv_read_bytes' in v else ''} for {show(p, 'step_flops')} of work "
+                f"(intensity {show(p, 'intensity')}, below the device's ridge point of "
+                f"{show(p, 'delivered_ridge_point')} at the delivered rates), so memory bandwidth and price, not "
+                f"peak compute, decide speed and cost."]
+        return "compute-bound", [
+            f"Decoding is compute-bound on {p.device} at this batch (intensity {show(p, 'intensity')} above the "
+            f"ridge point of {show(p, 'delivered_ridge_point')} at the delivered rates): the delivered rate "
+            f"({show(p, 'delivered_rate')}) decides."]
+    if p.kind == "matmul":
+        share = v.get("transfer_share")
+        if isinstance(share, float) and share > 0.5:
+            return "link-bound", [
+                f"The host link dominates on {p.device}: moving the operands takes {show(p, 'transfer_time')} of "
+                f"the {show(p, 'total_time')} elapsed ({show(p, 'transfer_share')}); the kernel itself takes "
+                f"{show(p, 'kernel_time')}."]
+        if v.get("bound") in ("memory", "compute"):
+            return f"{v['bound']}-bound", [
+                f"On {p.device} the product is {v['bound']}-bound (intensity {show(p, 'intensity')}, ridge point "
+                f"{show(p, 'delivered_ridge_point')} at the delivered rates)."]
+        return "elapsed time", []
+    if p.kind == "forward":
+        return forward_reason(r, p)
+    if p.kind == "train":
+        if v.get("fits") is False:
+            return "does not fit", [
+                f"The training state ({show(p, 'state_bytes')}) does not fit in one {p.device}: "
+                f"{show(p, 'devices')} devices are used."]
+        return "cost", []
+    return "cost", []
+
+
+def forward_reason(r: Results, p: Pair) -> tuple[str, list[str]]:
+    target = input_text(r, f"workload.{p.workload}.targets.latency_p95")
+    others = [o for o in pairs_of(r, p.workload) if o is not p and isinstance(o.values.get("latency"), float)]
+    faster = [o for o in others if o.values["latency"] < p.values.get("latency", math.inf)]
+    out = []
+    meets = bool(target and p.values.get("meets_latency"))
+    if faster:
+        f = min(faster, key=lambda o: o.values["latency"])
+        but = f"{p.device} already meets the {target} latency target, so speed beyond it buys nothing here" \
+            if meets else f"{f.device} costs more"
+        out.append(f"{f.device} is faster ({show(f, 'latency')} against {show(p, 'latency')}), but {but}.")
+        return ("cost: the cheaper device meets the latency target" if meets else "cost"), out
+    if meets:
+        out.append(f"Its latency ({show(p, 'latency')}) meets the {target} target.")
+    return "cost", out
+
+
+def failure_tag(fails: tuple[Failure, ...]) -> str:
+    """The dominant constraint that excluded the cheapest option, in two or three words."""
+    if any(f.deployment or f.cloud_service for f in fails):
+        return "deployment"
+    if any(f.requirement == "budget" for f in fails):
+        return "budget"
+    if any(f.memory for f in fails):
+        return "does not fit"
+    if any(f.not_computed for f in fails):
+        return "no rate at this precision"
+    return "latency target"
+
+
+def failure_words(r: Results, option: Option, dec: Decision) -> str:
+    """Why an option is excluded, with the engine's figures."""
+    out = []
+    for f in option.failures:
+        p = r.pair(f.workload, option.device)
+        where = f" (workload {f.workload})" if f.workload not in (dec.workload, option.workload) else ""
+        if f.cloud_service:
+            service = "is a hosted service" if option.variant == "api" else "is rented in the cloud"
+            out.append(f"{service}: it cannot be had {f.requirement}")
+        elif f.quantity == "api_meets_targets":
+            out.append(api_target_words(r, p))
+        elif f.quantity == "owned_fleet" and "own_rate" not in p.values:
+            out.append("is priced only as a rental: on premises it must be bought; give costs.purchase to price it "
+                       "owned")
+        elif f.quantity == "owned_fleet":
+            out.append(f"is costed as rented in the cloud ({p.values.get('cost_basis')}, its cheapest basis): on "
+                       f"premises it must be bought; set costs.basis: own to price it owned")
+        elif f.deployment:
+            out.append(f"cannot be had {f.requirement} (its deployment: "
+                       f"{device_deployment(r, option.device)})")
+        elif f.requirement == "budget":
+            field_name = {"capex": "capex", "cost": "total"}.get(f.quantity, "monthly")
+            limit = dec.budget.get(field_name)
+            over = f" ({show(p, f.quantity)} against {money_text(limit)})" if limit is not None else ""
+            name = {"monthly": "monthly budget", "capex": "capital budget", "total": "budget for the run"}[field_name]
+            out.append(f"is over the {name}{over}")
+        elif f.requirement == "demand_consistent":
+            out.append("its demand is inconsistent: the average traffic is above the peak or the peak above what "
+                       "the fleet serves")
+        elif f.not_computed:
+            out.append(f"its {label(f.quantity).lower()} cannot be computed: the engine warns why "
+                       f"(e.g. no rate at this precision){where}")
+        elif f.memory:
+            held = held_against(r, p, f.quantity)
+            detail = f": needs {held[2]}, has {held[3]}" if held else ""
+            if isinstance(p.values.get("devices_to_fit"), float) and p.values["devices_to_fit"] > 1:
+                fit = r.scenario.workloads.get(f"{option.workload}-{alternatives.FIT}")
+                ranked = f"; ranked as {option.device}, {alternatives.FIT}" if fit is not None and fit.automatic \
+                    and fit.has(f"devices.{option.device}") else ""
+                detail += f" ({show(p, 'devices_to_fit')} devices would hold it{ranked})"   # fit: a power of two
+            out.append(f"does not fit in memory{detail}{where}")
+        else:
+            out.append(f"misses a latency target{target_detail(r, p)}{where}")
+    return "; ".join(out)
+
+
+def device_deployment(r: Results, did: str) -> str:
+    d = r.scenario.devices[did]
+    return ", ".join(v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")) or "not given"
+
+
+def target_detail(r: Results, p: Pair) -> str:
+    checks = (("meets_per_token", "token_interval", "targets.per_token_p95", "time between tokens"),
+              ("meets_ttft", "ttft_p95" if "ttft_p95" in p.values else "ttft", "targets.ttft_p95",
+               "time to first token"),
+              ("meets_latency", "latency", "targets.latency_p95", "latency"))
+    parts = [f"{what} {show(p, q)} > {input_text(r, f'workload.{p.workload}.{path}')}"
+             for flag, q, path, what in checks if p.values.get(flag) is False]
+    return f": {', '.join(parts)}" if parts else ""
+
+
+def verdict(r: Results, dec: Decision, o: Option) -> str:
+    if o.id == dec.recommendation:
+        return "recommended"
+    if o.failures:
+        return failure_words(r, o, dec)
+    if o.value is None:
+        return f"{objective_words(dec)} not computed (an input is missing)"
+    if F.definition(dec.quantity) and F.definition(dec.quantity).unit == "s":
+        return f"slower{time_driver(pair_of(r, dec, o))}"
+    word = "lower" if dec.maximise else "higher"
+    return f"{word} {objective_words(dec)}{cost_driver(r, dec, o)}"
+
+
+def time_driver(p: Pair) -> str:
+    v = p.values
+    if isinstance(v.get("transfer_share"), float) and v["transfer_share"] > 0.5:
+        return f": {show(p, 'transfer_share')} of the time on the host link"
+    if p.kind == "matmul" and "delivered_rate" in v:
+        return f": compute at {show(p, 'delivered_rate')}"
+    if p.kind == "generate" and "step_time" in v:
+        return f": {show(p, 'step_time')} per token"
+    return ""
+
+
