@@ -101,6 +101,18 @@ def check_ids(chk: Checker, w: Entity, node, path: str, since: int) -> None:
                         f"{{precision: fp8}}", "empty-mapping")
 
 
+def widens(w: Entity, device: str) -> bool:
+    """Whether the automatic `fit` alternative `w` gives `device` more devices (it is ranked on those only)."""
+    v = w.values.get(f"devices.{device}")
+    return w.automatic and v is not None and v.source.startswith("automatic")
+
+
+def fit_for(workloads: dict[str, Entity], wid: str, device: str) -> Entity | None:
+    """The automatic `fit` alternative that holds workload `wid` on `device`, if the engine added one."""
+    w = workloads.get(f"{wid}-{FIT}")
+    return w if w is not None and widens(w, device) else None
+
+
 def of(workloads: dict[str, Entity], wid: str) -> list[Entity]:
     """The alternatives of a workload, in the order given."""
     return [w for w in workloads.values() if w.alternative_of == wid]

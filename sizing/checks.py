@@ -181,9 +181,8 @@ def check_currency(chk: Checker, meta: dict, entities: list[Entity]) -> None:
             money = path == "hourly_cost_usd" or (v.unit is not None and "USD" in v.unit)
             if not money:
                 continue
-            named = codes_in(v.text) if v.source.startswith("scenario") else {"USD"}
-            if path == "hourly_cost_usd":
-                named = {"USD"}
+            typed = v.source.startswith("scenario") and path != "hourly_cost_usd"   # a record's price is USD
+            named = codes_in(v.text) if typed else {"USD"}
             other = sorted(named - {code})
             if other:
                 where = v if v.source.startswith("scenario") else ent       # a catalog value: the entry naming it

@@ -43,6 +43,7 @@ def units(text: str) -> str:
 
 
 SIGNS = {"$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY"}      # symbols an amount may be written with
+SIGN = "[" + "".join(map(re.escape, SIGNS)) + "]"              # any of them, as a regular expression
 
 
 def codes_in(text: str) -> set[str]:

@@ -81,8 +81,15 @@ def devices_of(r: Results, wid: str) -> list[str]:
     """The devices a workload is ranked on: every compared device; for the automatic alternative (the devices
     that hold it) only the devices it widens."""
     w = r.scenario.workloads[wid]
-    return [d for d in r.scenario.compare if not w.automatic or f"devices.{d}" in w.values
-            and w.values[f"devices.{d}"].source.startswith("automatic")]
+    return [d for d in r.scenario.compare if not w.automatic or alternatives.widens(w, d)]
+
+
+def budget_quantity(field: str, variant: str) -> str | None:
+    """What an option spends of a budget: its monthly cost, its capital (None: renting and the API need none),
+    its run's cost."""
+    if field == "capex":
+        return "capex" if variant == "fleet" else None
+    return "cost" if field == "total" else MONTHLY[variant]
 
 
 def checks(r: Results, dec: Entity | None, wid: str, device: str, variant: str) -> list[Check]:
@@ -105,9 +112,7 @@ def checks(r: Results, dec: Entity | None, wid: str, device: str, variant: str) 
         key = budget_key(dec, field) if dec else ""
         if key not in r.inputs:
             continue
-        spent = MONTHLY[variant] if field == "monthly" else "cost" if field == "total" else "capex"
-        if field == "capex" and variant != "fleet":
-            continue                              # renting and the API need no capital
+        spent = budget_quantity(field, variant)
         if spent in values:
             ref = F.Ref(qkey(wid, device, spent), spent)
             out.append(Check("budget", wid, spent, F.unpriced_or(ref, ref <= F.Ref(key, role))))

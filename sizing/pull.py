@@ -162,13 +162,11 @@ def apply(text: str, found: list[Change]) -> str:
     doc = yaml.load(text)
     for c in found:
         node = doc
-        for step in c.path[:-1]:
-            if isinstance(node, list):
-                node = node[step]
-                continue
-            if node.get(step) is None or not hasattr(node.get(step), "get") and not isinstance(node.get(step), list):
-                node[step] = CommentedMap()
-            node = node[step]
+        for step in c.path[:-1]:                      # a list step is a decision's index
+            child = node[step] if isinstance(node, list) else node.get(step)
+            if not isinstance(child, (dict, list)):     # not written yet (a catalog value or a default)
+                node[step] = child = CommentedMap()
+            node = child
         node[c.path[-1]] = scalar(c.new)
     out = io.StringIO()
     yaml.dump(doc, out)

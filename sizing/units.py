@@ -10,6 +10,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .currency import CODE, CODES, INTERNAL, SIGN
+
 if TYPE_CHECKING:
     import pint
 
@@ -149,14 +151,14 @@ def parse_number(text: str, *, integer: bool = False) -> float | int:
 # ---- units -------------------------------------------------------------------------------
 
 # A leading `$` means USD (pint would read '$2.00/hour' as 2/hour).
-_QUANTITY = re.compile(rf"\s*(?P<symbol>[$£€¥])?\s*(?P<number>{_NUMBER})(?P<unit>.*)", re.DOTALL)
+_QUANTITY = re.compile(rf"\s*(?P<symbol>{SIGN})?\s*(?P<number>{_NUMBER})(?P<unit>.*)", re.DOTALL)
 _NONFINITE_START = re.compile(rf"\s*\$?\s*(?P<number>{_NONFINITE})(?![A-Za-z])", re.IGNORECASE)
 
 # Unit text is checked against a small grammar before pint sees it: names, one level of
 # parentheses, single-digit powers. Pint evaluates numbers in unit text, and
 # '10**10**10' would never finish.
 _MAX_UNIT_LENGTH = 40
-_NAME = r"[A-Za-z_µμ%$£€¥]+"
+_NAME = rf"(?:[A-Za-z_µμ%]|{SIGN})+"
 _POWER = r"(?:\^-?[1-9])?"
 _TERM = rf"{_NAME}{_POWER}"
 _GROUP = rf"\({_TERM}(?:[*/· ]{_TERM})*\){_POWER}"
@@ -179,8 +181,7 @@ def split_quantity(text: str, like: str = "a number with a unit") -> tuple[float
 
 
 def _normalized(unit: str) -> str:
-    from .currency import CODE, CODES, INTERNAL
-    unit = re.sub("[$£€¥]", INTERNAL, unit.replace("**", "^"))
+    unit = re.sub(SIGN, INTERNAL, unit.replace("**", "^"))
     unit = CODE.sub(lambda m: INTERNAL if m[1] in CODES else m[1], unit)     # money is one unit: EUR/hour ...
     unit = re.sub(r"\s*([*/·^()])\s*", r"\1", unit)
     return re.sub(r"\s+", " ", unit)

@@ -36,6 +36,13 @@ def type_into(book: Path, key: str, value) -> None:
     wb.save(book)
 
 
+def pulled(src: Path, book: Path) -> tuple[list, str]:
+    """The changes `sizing pull` finds in the workbook, and the scenario text with them made."""
+    scn, _ = load_scenario(src)
+    found = changes(evaluate(scn), book)
+    return found, apply(src.read_text(), found)
+
+
 def sizing(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", "from sizing.cli import main; main()", *args], cwd=cwd,
                           capture_output=True, text=True)
@@ -78,10 +85,9 @@ def test_a_catalog_value_is_added_to_its_entry(tmp_path):
     """The H100's memory bandwidth comes from the catalog: changed in the workbook, it is added under the device."""
     src, book = built(tmp_path, "capacity-chat-8b")
     type_into(book, "device.h100.memory_bandwidth", 3.0)
-    scn, _ = load_scenario(src)
-    found = changes(evaluate(scn), book)
+    found, text = pulled(src, book)
     assert [(c.path, c.new) for c in found] == [(("devices", "h100", "memory_bandwidth"), "3 TB/s")]
-    src.write_text(apply(src.read_text(), found))
+    src.write_text(text)
     scn2, problems = load_scenario(src)
     assert scn2 is not None, problems
     assert scn2.devices["h100"].get("memory_bandwidth") == 3.0e12
@@ -99,9 +105,7 @@ def test_dry_run_writes_nothing(tmp_path):
 def test_an_alternatives_own_input_goes_back_under_the_alternative(tmp_path):
     src, book = built(tmp_path, "chat-70b-fp8")
     type_into(book, "workload.chat-bf16.devices.h100", 8)
-    scn, _ = load_scenario(src)
-    found = changes(evaluate(scn), book)
+    found, text = pulled(src, book)
     assert [(c.path, c.old, c.new) for c in found] == [
         (("workloads", "chat", "alternatives", "bf16", "devices", "h100"), "4", "8")]
-    text = apply(src.read_text(), found)
     assert "bf16: {precision: bf16, devices: {h100: 8, h200: 2, gaudi3: 2}" in text

@@ -213,9 +213,8 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
             held = held_against(r, p, f.quantity)
             detail = f": needs {held[2]}, has {held[3]}" if held else ""
             if isinstance(p.values.get("devices_to_fit"), float) and p.values["devices_to_fit"] > 1:
-                fit = r.scenario.workloads.get(f"{option.workload}-{alternatives.FIT}")
-                ranked = f"; ranked as {option.device}, {alternatives.FIT}" if fit is not None and fit.automatic \
-                    and fit.has(f"devices.{option.device}") else ""
+                fit = alternatives.fit_for(r.scenario.workloads, option.workload, option.device)
+                ranked = f"; ranked as {option.device}, {alternatives.FIT}" if fit is not None else ""
                 detail += f" ({show(p, 'devices_to_fit')} devices would hold it{ranked})"   # fit: a power of two
             out.append(f"does not fit in memory{detail}{where}")
         else:

@@ -14,7 +14,7 @@ import numpy as np
 from .. import __version__, currency
 from .. import formulas as F
 from .. import kinds as K
-from ..decide import MONTHLY, pair_of
+from ..decide import budget_quantity, pair_of
 from ..evaluate import Pair, Results, decide_each, sweep_paths, what_if
 from ..formulas.graph import QuantityDef
 from ..output import build_datetime
@@ -266,15 +266,12 @@ def decision_summary(r: Results, which: int) -> Decision:
                     budget_words(r, dec))
 
 
-BUDGET_SPENT = {"capex": "capex", "total": "cost"}          # the monthly budget: the option's monthly cost
-
-
 def spent(r: Results, dec, o, name: str) -> float | None:
-    """What an option uses of a budget: its monthly cost, its capital (none unless a fleet is bought), its run's
-    cost."""
-    if name == "capex" and o.variant != "fleet":
+    """What an option uses of a budget, as the decision checks it (renting and the API use no capital)."""
+    qid = budget_quantity(name, o.variant)
+    if qid is None:
         return 0.0
-    v = pair_of(r, dec, o).values.get(BUDGET_SPENT.get(name) or MONTHLY[o.variant])
+    v = pair_of(r, dec, o).values.get(qid)
     return v if isinstance(v, float) else None
 
 

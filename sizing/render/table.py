@@ -73,9 +73,8 @@ def render(r: Results) -> str:
         lines.append(f"decision: {d.objective} on {d.workload}" + (f" (budget: {budget})" if budget else ""))
         for o in d.options:
             why = "; ".join(f"fails {f.requirement} ({f.workload})" for f in o.failures)
-            fit = r.scenario.workloads.get(f"{o.workload}-{alternatives.FIT}")
-            if any(f.memory for f in o.failures) and fit is not None and fit.automatic \
-                    and fit.has(f"devices.{o.device}"):
+            fit = alternatives.fit_for(r.scenario.workloads, o.workload, o.device)
+            if any(f.memory for f in o.failures) and fit is not None:
                 why += f"; {fit.get(f'devices.{o.device}')} devices ranked as '{o.device} {alternatives.FIT}'"
             val = human(o.value, d.unit) if o.value is not None else "n/a"
             place = f"{o.rank}." if o.rank else "–"
