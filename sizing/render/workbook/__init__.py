@@ -1,79 +1,65 @@
-"""The workbook: every result a live Excel formula over named, editable input cells (openpyxl)."""
+"""The workbook: every result a live Excel formula over named, editable input cells, written by XlsxWriter with
+the engine's value of each formula cached beside it."""
 
 from __future__ import annotations
 
-import io
-import re
-import zipfile
-from datetime import datetime
 from pathlib import Path
-
-from openpyxl import Workbook
 
 from ... import __version__, currency
 from ...evaluate import Results
 from ...output import build_datetime, write_atomic
 
-from .base import MASTER, RECOMMENDATION, REQUIREMENTS_MET, Book, finish, input_shown, names_of, valid_name
+from .base import MASTER, RECOMMENDATION, REQUIREMENTS_MET, Book, input_shown, names_of, valid_name
 from .inputs import calc_sheet, inputs_sheet
 from .checks import checks_sheet, error_check
 from .results import recommendation_name, results_sheet
 from .sweep import sweep_sheet
 from .roofline import roofline_sheet
 from .readme import readme_sheet
+from . import xlsx
 
 
 __all__ = ["MASTER", "RECOMMENDATION", "REQUIREMENTS_MET", "build", "input_shown", "names_of", "recommendation_name",
            "valid_name", "workbook_bytes", "write_workbook"]
 
+SHEETS = ("README", "Inputs", "Calc", "Results", "Sweep", "Checks", "Roofline")
+
 
 # -- writing -----------------------------------------------------------------------------------
-def build(results: Results) -> Workbook:
-    """The workbook for an evaluation: sheets in reading order, filled so that names exist when used."""
+def build(results: Results) -> Book:
+    """The sheets for an evaluation, filled so that names exist when used (README last: it repeats the
+    recommendation and the checks)."""
     b = Book(results)
-    sheets = {t: b.wb.create_sheet(t) for t in ("README", "Inputs", "Calc", "Results", "Sweep", "Checks", "Roofline")}
+    sheets = {t: b.sheet(t) for t in SHEETS}
     inputs_sheet(b, sheets["Inputs"])
     calc_sheet(b, sheets["Calc"])
     checks_sheet(b, sheets["Checks"])
     results_sheet(b, sheets["Results"])
     sweep_sheet(b, sheets["Sweep"])
     roofline_sheet(b, sheets["Roofline"])
-    readme_sheet(b, sheets["README"])
     error_check(b)
-    for ws in sheets.values():
-        finish(ws)
-    when = build_datetime(results.scenario)
-    props = b.wb.properties
-    props.creator, props.title = f"sizing {__version__}", results.scenario.title
-    props.created = props.modified = when
-    return b.wb
-
-
-CORE_MODIFIED = re.compile(rb"(<dcterms:modified[^>]*>)[^<]*(</dcterms:modified>)")
-
-
-def reproducible(data: bytes, when: datetime) -> bytes:
-    """The same bytes for the same workbook: fixed zip entry dates and a fixed modification date."""
-    stamp = max(when, datetime(1980, 1, 1)).timetuple()[:6]
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            body = src.read(info)
-            if info.filename == "docProps/core.xml":
-                iso = when.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
-                body = CORE_MODIFIED.sub(rb"\g<1>" + iso + rb"\g<2>", body)
-            entry = zipfile.ZipInfo(info.filename, date_time=stamp)
-            entry.compress_type, entry.external_attr = zipfile.ZIP_DEFLATED, info.external_attr
-            dst.writestr(entry, body)
-    return out.getvalue()
+    readme_sheet(b, sheets["README"])
+    return b
 
 
 @currency.rendered
 def workbook_bytes(results: Results) -> bytes:
     """The .xlsx file of an evaluation, byte-identical for the same scenario."""
-    buf = io.BytesIO()
-    build(results).save(buf)
-    return reproducible(buf.getvalue(), build_datetime(results.scenario))
+    b = build(results)
+    scn = results.scenario
+    when = xlsx.created(build_datetime(scn))
+    props = {"title": scn.title, "author": f"sizing {__version__}", "created": when,
+             "subject": "Hardware sizing: formula-live workbook",
+             "comments": f"Built by sizing {__version__} from {Path(scn.file).name}; every result is a formula "
+                         "over the Inputs sheet, with the engine's value cached."}
+    page = {"header": f"&L{header_text(scn.title)}&R&A", "footer": f"&L{header_text(Path(scn.file).name)}"
+                                                                   "&RPage &P of &N"}
+    return xlsx.write([b.sheets[t] for t in SHEETS], b.defined, props, page)
+
+
+def header_text(text: str) -> str:
+    """Text for a printed header: '&' doubled (it starts a code), at most 100 characters."""
+    return text.replace("&", "&&")[:100]
 
 
 def write_workbook(results: Results, path: str | Path) -> None:

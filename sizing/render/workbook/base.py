@@ -7,14 +7,6 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from openpyxl import Workbook
-from openpyxl.cell.cell import Cell
-from openpyxl.styles import Alignment, Border, Font, NamedStyle, PatternFill, Protection, Side
-from openpyxl.utils import absolute_coordinate, quote_sheetname
-from openpyxl.workbook.defined_name import DefinedName
-from openpyxl.worksheet.datavalidation import DataValidation
-from openpyxl.worksheet.worksheet import Worksheet
-
 from ... import currency
 from ... import formulas as F
 from ... import schema as S
@@ -22,6 +14,7 @@ from ...evaluate import Input, Pair, Results
 from ...formulas.expr import excel_number
 from ...units import split_quantity, to_unit
 from ..format import FIXED, PINNED, SCALES, TEXT_UNITS, scale_for
+from .sheet import CHECK_BAD, CHECK_OK, Align, Cell, Sheet, Validation, cached, coordinate
 
 
 MASTER = "master_check"
@@ -37,18 +30,7 @@ CHOICES = {"bytes_per_value": tuple(sorted(set(S.PRECISION_BYTES.values()))),
 ROW = "\x01"
 PALETTE = ("1F77B4", "FF7F0E", "2CA02C", "D62728", "9467BD", "8C564B", "E377C2", "7F7F7F", "BCBD22", "17BECF")
 BOOLEAN = '"TRUE";"TRUE";"FALSE"'            # stands for the row number in a sweep row's formula template
-
-INPUT_FILL, CHECK_OK, CHECK_BAD = "FFF2CC", "C6EFCE", "FFC7CE"
-THIN = Side(style="thin", color="BFBFBF")
-STYLES = (
-    NamedStyle("sizing input", font=Font(color="0000FF"), fill=PatternFill("solid", fgColor=INPUT_FILL),
-               border=Border(THIN, THIN, THIN, THIN), protection=Protection(locked=False)),
-    NamedStyle("sizing header", font=Font(bold=True), fill=PatternFill("solid", fgColor="D9E1F2"),
-               border=Border(bottom=THIN)),
-    NamedStyle("sizing title", font=Font(bold=True, size=14)),
-    NamedStyle("sizing section", font=Font(bold=True, size=12)),
-    NamedStyle("sizing note", font=Font(italic=True, color="595959")),
-)
+__all__ = ["Align", "CHECK_BAD", "CHECK_OK", "Cell", "Sheet", "cached"]
 
 
 # -- defined names --------------------------------------------------------------------------
@@ -251,72 +233,64 @@ def rule_check(rule: Rule, ref: F.Ref) -> list[F.Expr]:
     return out
 
 
-def validation(rule: Rule) -> DataValidation | None:
-    kind = "whole" if rule.whole else "decimal"
+def validation(rule: Rule) -> Validation | None:
+    """XlsxWriter's data validation for a rule, with the message a reader sees."""
+    kind = "integer" if rule.whole else "decimal"
     if rule.choices:
         listed = ",".join(excel_number(float(c)) for c in rule.choices)
-        dv = DataValidation(type="list", formula1=f'"{listed}"')
+        opts: dict[str, Any] = {"validate": "list", "source": listed.split(",")}
         message = f"one of {listed}"
     elif rule.high is not None:
-        dv = DataValidation(type=kind, operator="between", formula1=excel_number(rule.low or 0.0),
-                            formula2=excel_number(rule.high))
+        opts = {"validate": kind, "criteria": "between", "minimum": rule.low or 0.0, "maximum": rule.high}
         message = f"between {rule.low or 0:g} and {rule.high:g}" + (" (a percentage)" if rule.high == 1 else "")
     elif rule.low is not None:
-        dv = DataValidation(type=kind, operator="greaterThan" if rule.strict else "greaterThanOrEqual",
-                            formula1=excel_number(rule.low))
+        opts = {"validate": kind, "criteria": ">" if rule.strict else ">=", "value": rule.low}
         message = f"{'greater than' if rule.strict else 'at least'} {rule.low:g}"
     else:
         return None
     what = "a whole number" if rule.whole and not rule.choices else "a value"
-    dv.error, dv.errorTitle, dv.showErrorMessage = f"Expected {what} {message}.", "Value out of range", True
-    dv.prompt, dv.showInputMessage = f"Enter {what} {message}.", True
-    return dv
+    return Validation(opts | {"error_message": f"Expected {what} {message}.", "error_title": "Value out of range",
+                              "input_message": f"Enter {what} {message}."})
 
 
 # -- cells -------------------------------------------------------------------------------------
-def put_text(ws: Worksheet, row: int, col: int, text: str, style: str | None = None) -> Cell:
+def put_text(ws: Sheet, row: int, col: int, text: str, style: str | None = None) -> Cell:
     """Text that stays text: never a formula, even when it starts with '=' or after an edit."""
     c = ws.cell(row, col)
-    if style:
-        c.style = style
-    c.value = text
-    c.data_type = "s"
-    c.quotePrefix = True
+    c.value, c.style, c.text = text, style or c.style, True
     return c
 
 
-def put(ws: Worksheet, row: int, col: int, value: Any, fmt: str | None = None, style: str | None = None) -> Cell:
+def put(ws: Sheet, row: int, col: int, value: Any, fmt: str | None = None, style: str | None = None,
+        value_of: Any = None) -> Cell:
+    """A number, or a formula with the engine's value of it (`value_of`, stored as the cached result)."""
     c = ws.cell(row, col)
-    if style:
-        c.style = style
-    c.value = value
+    c.value, c.style = value, style or c.style
     if fmt:
-        c.number_format = fmt
+        c.fmt = fmt
+    if isinstance(value, str) and value.startswith("="):
+        c.cached = cached(value_of)
     return c
 
 
-def header(ws: Worksheet, row: int, labels: Iterable[str], col: int = 1, right: range = range(0)) -> None:
+def header(ws: Sheet, row: int, labels: Iterable[str], col: int = 1, right: range = range(0)) -> None:
     """Bold labels; those over columns of figures (`right`) aligned with the figures."""
     for i, label in enumerate(labels):
         c = put_text(ws, row, col + i, label, "sizing header")
         if col + i in right:
-            c.alignment = Alignment(horizontal="right")
+            c.align = Align("right")
 
 
-def widths(ws: Worksheet, sizes: dict[str, float]) -> None:
+def widths(ws: Sheet, sizes: dict[str, float]) -> None:
     for letter, w in sizes.items():
-        ws.column_dimensions[letter].width = w
+        ws.widths[column_index(letter)] = w
 
 
-def finish(ws: Worksheet) -> None:
-    """Formulas locked, inputs editable, no password (against slips, not people); printed a page wide."""
-    ws.protection.sheet = True
-    ws.protection.formatColumns = False
-    ws.protection.formatRows = False
-    ws.page_setup.orientation = "landscape"
-    ws.page_setup.paperSize = ws.PAPERSIZE_A4         # the report's paper
-    ws.page_setup.fitToWidth, ws.page_setup.fitToHeight = 1, 0
-    ws.sheet_properties.pageSetUpPr.fitToPage = True
+def column_index(letter: str) -> int:
+    n = 0
+    for ch in letter:
+        n = n * 26 + ord(ch) - 64
+    return n
 
 
 def plain(v: Any) -> Any:
@@ -337,24 +311,34 @@ def by_workload(pairs: list[Pair]) -> dict[str, list[Pair]]:
 
 # -- the book ----------------------------------------------------------------------------------
 class Book:
-    """The workbook being built, with the results and the defined name of every key."""
+    """The workbook being built, with the results, the defined name of every key and the engine's value
+    of every key (for the cached results)."""
 
     def __init__(self, results: Results):
         self.r = results
         self.scn = results.scenario
         self.names = names_of(results)
-        self.wb = Workbook()
-        self.wb.remove(self.wb.active)
-        for style in STYLES:
-            self.wb.add_named_style(style)
+        self.sheets: dict[str, Sheet] = {}
+        self.defined: dict[str, str] = {}
+        self.named: dict[str, Cell] = {}
         self.devices = list(self.scn.compare)
         self.dev_col = {d: 3 + i for i, d in enumerate(self.devices)}
         self.error_cell: Cell | None = None      # the Checks cell counting error values (filled last)
+        self.master: Cell | None = None
         self.notes: list[str] = []
+        self.env: dict[str, Any] = {k: i.value.value for k, i in results.inputs.items()}
+        for p in results.pairs:
+            for x in p.present():
+                v = p.values.get(x.d.id)
+                self.env[x.key] = math.nan if v is None else v
+
+    def sheet(self, title: str) -> Sheet:
+        self.sheets[title] = Sheet(title)
+        return self.sheets[title]
 
     def define(self, name: str, cell: Cell) -> None:
-        ref = f"{quote_sheetname(cell.parent.title)}!{absolute_coordinate(cell.coordinate)}"
-        self.wb.defined_names[name] = DefinedName(name, attr_text=ref)
+        self.defined[name] = f"='{cell.sheet}'!{coordinate(cell.row, cell.col, absolute=True)}"
+        self.named[name] = cell
 
     def colour(self, device: str) -> str:
         i = self.devices.index(device) if device in self.devices else len(self.devices)
@@ -363,9 +347,16 @@ class Book:
     def formula(self, e: F.Expr, local: dict[str, str] | None = None) -> str:
         return formula(e, self.names, local)
 
+    def value(self, e: F.Expr, env: dict[str, Any] | None = None) -> Any:
+        """The engine's value of an expression over the results (and `env`, e.g. a sweep's columns)."""
+        return F.evaluate(e, self.env | env if env else self.env)
+
+    def put_formula(self, ws: Sheet, row: int, col: int, e: F.Expr, fmt: str | None = None,
+                    local: dict[str, str] | None = None) -> Cell:
+        """A cell holding an expression as a formula over names (or `local` addresses), with its value."""
+        return put(ws, row, col, self.formula(e, local), fmt, value_of=self.value(e))
+
     def title(self, wid: str) -> str:
         w = self.scn.workloads[wid]
         t = w.get("title")
         return f"{wid} ({w.get('kind')})" + (f": {t}" if t else "")
-
-

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from openpyxl.formatting.rule import CellIsRule
-from openpyxl.styles import PatternFill
-from openpyxl.worksheet.worksheet import Worksheet
-
 from ... import formulas as F
 from ...formulas.expr import FLEET_SEARCH, all_of
 
-from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, header, put, put_text, rule_check, rule_of,
-                   widths)
+from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, Sheet, header, put, put_text, rule_check,
+                   rule_of, widths)
+from .sheet import coordinate, has_error
 
 
 # -- Checks ------------------------------------------------------------------------------------
@@ -56,23 +53,25 @@ def sanity_checks(b: Book) -> list[tuple[str, str, F.Expr]]:
     return out
 
 
-def checks_sheet(b: Book, ws: Worksheet) -> None:
+def checks_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 1, 1, "Checks: TRUE is good; the master check covers the model's sanity", "sizing title")
     put_text(ws, 3, 1, "master check (model sanity)", "sizing section")
     put_text(ws, 4, 1, "requirements met (findings)", "sizing section")
     header(ws, 6, ["check", "scope", "status"])
     row = 7
     first = row
+    held = []
     for text, scope, e in sanity_checks(b):
         put_text(ws, row, 1, text)
         put_text(ws, row, 2, scope)
-        put(ws, row, 3, b.formula(e))
+        held.append(bool(b.put_formula(ws, row, 3, e).cached))
         row += 1
     put_text(ws, row, 1, "no calculation error (#DIV/0!, #VALUE!, #NUM! ...) on " + ", ".join(ERROR_SHEETS))
     put_text(ws, row, 2, "every sheet")
     b.error_cell = ws.cell(row, 3)            # filled once every sheet is written (error_check)
     row += 1
-    b.define(MASTER, put(ws, 3, 3, f"=IFERROR(AND(C{first}:C{row - 1}),FALSE)" if row > first else "=TRUE()"))
+    b.master = put(ws, 3, 3, f"=IFERROR(AND(C{first}:C{row - 1}),FALSE)", value_of=all(held))    # and no error
+    b.define(MASTER, b.master)
     ranges = "C3:C4" + (f" C{first}:C{row - 1}" if row > first else "")
     row += 1
     put_text(ws, row, 1, "Requirements: a FALSE here is a finding about an option, not an error of the model",
@@ -80,32 +79,33 @@ def checks_sheet(b: Book, ws: Worksheet) -> None:
     header(ws, row + 1, ["requirement", "scope", "status"])
     row += 2
     req_first = row
+    met = []
     for p in b.r.pairs:
         for x in p.present():
             if x.d.requirement:
                 put_text(ws, row, 1, f"{x.d.id}: {x.d.description}")
                 put_text(ws, row, 2, f"{p.workload} on {p.device}")
-                put(ws, row, 3, b.formula(F.Ref(x.key, x.d.id)))
+                met.append(bool(b.put_formula(ws, row, 3, F.Ref(x.key, x.d.id)).cached))
                 row += 1
-    met = f"=AND(C{req_first}:C{row - 1})" if row > req_first else "=TRUE()"
-    b.define(REQUIREMENTS_MET, put(ws, 4, 3, met))
+    b.define(REQUIREMENTS_MET, put(ws, 4, 3, f"=AND(C{req_first}:C{row - 1})" if met else "=TRUE()",
+                                   value_of=all(met)))
     colour_booleans(ws, ranges + (f" C{req_first}:C{row - 1}" if row > req_first else ""))
     widths(ws, {"A": 60, "B": 36, "C": 10})
-    ws.freeze_panes = "A7"
+    ws.freeze = "A7"
+    ws.repeat_rows = (6, 6)
 
 
 def error_check(b: Book) -> None:
     """Count the error values over every calculation sheet: none, or the master check fails."""
-    parts = [f"SUMPRODUCT(--ISERROR({ws.title}!A1:{ws.cell(ws.max_row, ws.max_column).coordinate}))"
-             for ws in (b.wb[t] for t in ERROR_SHEETS if t in b.wb.sheetnames)]
-    b.error_cell.value = f"=({'+'.join(parts)})=0" if parts else "=TRUE()"
+    sheets = [b.sheets[t] for t in ERROR_SHEETS if t in b.sheets]
+    parts = [f"SUMPRODUCT(--ISERROR({ws.title}!A1:{coordinate(ws.max_row, ws.max_column)}))" for ws in sheets]
+    errors = any(has_error(c.cached for c in ws.cells.values()) or any(has_error(c.values) for c in ws.columns)
+                 for ws in sheets)
+    put(b.sheets["Checks"], b.error_cell.row, b.error_cell.col, f"=({'+'.join(parts)})=0", value_of=not errors)
+    b.master.cached = bool(b.master.cached) and not errors
 
 
-def colour_booleans(ws: Worksheet, ranges: str) -> None:
+def colour_booleans(ws: Sheet, ranges: str) -> None:
     """Green for TRUE, red for FALSE (`ranges` holds booleans only: a blank would read as FALSE)."""
-    ws.conditional_formatting.add(ranges, CellIsRule(operator="equal", formula=["TRUE"],
-                                                     fill=PatternFill("solid", fgColor=CHECK_OK)))
-    ws.conditional_formatting.add(ranges, CellIsRule(operator="equal", formula=["FALSE"],
-                                                     fill=PatternFill("solid", fgColor=CHECK_BAD)))
-
-
+    ws.condition(ranges, type="cell", criteria="==", value="TRUE", fill=CHECK_OK)
+    ws.condition(ranges, type="cell", criteria="==", value="FALSE", fill=CHECK_BAD)

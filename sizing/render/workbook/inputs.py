@@ -5,22 +5,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from openpyxl.cell.cell import Cell
-from openpyxl.styles import Alignment
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
-
 from ... import alternatives, currency
 from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Input, Pair
 
-from .base import (Book, ENTITY_ORDER, Shown, by_workload, exact_format, factor_cell, header, input_shown,
-                   number_format, put, put_text, rule_of, validation, widths)
+from .base import (Align, Book, Cell, ENTITY_ORDER, Shown, Sheet, by_workload, exact_format, factor_cell, header,
+                   input_shown, number_format, put, put_text, rule_of, validation, widths)
 
 
 # -- Inputs ------------------------------------------------------------------------------------
-def inputs_sheet(b: Book, ws: Worksheet) -> None:
+def inputs_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 1, 1, "Inputs: edit the yellow cells; every result follows", "sizing title")
     put_text(ws, 2, 1, "value x factor = base value (SI); formulas read the base value through its name",
              "sizing note")
@@ -38,34 +33,34 @@ def inputs_sheet(b: Book, ws: Worksheet) -> None:
             input_row(b, ws, row, inp, rules)
             row += 1
         row += 1
-    for dv in rules.values():
-        if dv is not None:
-            ws.add_data_validation(dv)
+    ws.validations += [v for v in rules.values() if v is not None]
     widths(ws, {"A": 26, "B": 14, "C": 11, "D": 13, "E": 16, "F": 10, "G": 30, "H": 40, "I": 48})
-    for (cell,) in ws.iter_rows(min_row=5, min_col=9, max_col=9):     # long sources wrap, not run off the page
+    for cell in [c for (_, col), c in ws.cells.items() if col == 9]:     # long sources wrap, not run off the page
         if isinstance(cell.value, str) and len(cell.value) > SOURCE_CHARS:
-            cell.alignment = Alignment(wrap_text=True, vertical="top")
-            ws.row_dimensions[cell.row].height = 13 * math.ceil(len(cell.value) / SOURCE_CHARS)
-    ws.freeze_panes = "B5"
+            cell.align = Align(wrap=True, vertical="top")
+            ws.heights[cell.row] = 13 * math.ceil(len(cell.value) / SOURCE_CHARS)
+    ws.freeze = "B5"
     ws.print_area = f"A1:I{row}"
+    ws.repeat_rows = (4, 4)
 
 
 SOURCE_CHARS = 52          # characters of a source per line in the Inputs sheet's last column
 
 
-def input_row(b: Book, ws: Worksheet, row: int, inp: Input, rules: dict) -> None:
+def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
     value, shown = input_shown(inp)
     base = Shown("", 1.0, shown.percent)
     put_text(ws, row, 1, inp.path)
     follows = alternatives.inherited(b.r.inputs, b.r.scenario.workloads, inp.key)
     if follows:                     # an alternative's input it does not set follows the workload's cell
-        put(ws, row, 2, f"={b.names[follows]}/D{row}", exact_format(value, shown.percent))
+        put(ws, row, 2, f"={b.names[follows]}/D{row}", exact_format(value, shown.percent), value_of=value)
     else:
         put(ws, row, 2, value, exact_format(value, shown.percent), "sizing input")
     put_text(ws, row, 3, "" if shown.percent else currency.label(shown.label))     # "55%" needs no second "%"
     decade = math.log10(shown.factor).is_integer() and abs(math.log10(shown.factor)) >= 4
-    put(ws, row, 4, factor_cell(shown.factor), "0E+00" if decade else "General")
-    b.define(b.names[inp.key], put(ws, row, 5, f"=B{row}*D{row}", number_format([inp.value.value], base)))
+    put(ws, row, 4, factor_cell(shown.factor), "0E+00" if decade else "General", value_of=shown.factor)
+    b.define(b.names[inp.key], put(ws, row, 5, f"=B{row}*D{row}", number_format([inp.value.value], base),
+                                   value_of=inp.value.value))
     put_text(ws, row, 6, currency.units(inp.unit))
     put_text(ws, row, 7, b.names[inp.key])
     put_text(ws, row, 8, F.INPUTS[inp.role].description)
@@ -80,7 +75,7 @@ def input_row(b: Book, ws: Worksheet, row: int, inp: Input, rules: dict) -> None
 
 
 # -- Calc --------------------------------------------------------------------------------------
-def calc_sheet(b: Book, ws: Worksheet) -> None:
+def calc_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 1, 1, "Calc: every quantity in SI base units, one column per device, the same formula "
                        "across the row", "sizing title")
     row = 3
@@ -91,24 +86,23 @@ def calc_sheet(b: Book, ws: Worksheet) -> None:
         for qid, d in quantity_rows(pairs).items():
             put_text(ws, row, 1, qid)
             put_text(ws, row, 2, currency.units(d.unit))
-            put_text(ws, row, last, d.description).alignment = Alignment(indent=1)
+            put_text(ws, row, last, d.description).align = Align(indent=1)
             values = [p.values.get(qid) for p in pairs]
             fmt = number_format(values)
             for p in pairs:
                 x = next((x for x in p.present() if x.d.id == qid), None)
                 if x is not None:
-                    cell = put(ws, row, cols[id(p)], b.formula(x.expr), fmt)
+                    cell = b.put_formula(ws, row, cols[id(p)], x.expr, fmt)
                     b.define(b.names[x.key], cell)
                     align_text(cell, values)
             row += 1
         row += 1
-    widths(ws, {"A": 36, "B": 11, get_column_letter(last): 80})
-    for c in range(3, last):
-        ws.column_dimensions[get_column_letter(c)].width = 17
-    ws.freeze_panes = "C3"
+    ws.widths |= {1: 36, 2: 11, last: 80} | {c: 17 for c in range(3, last)}
+    ws.freeze = "C3"
+    ws.repeat_columns = "A:B"
 
 
-def block_header(b: Book, ws: Worksheet, row: int, pairs: list[Pair], extra: list[str] = ()) -> dict[int, int]:
+def block_header(b: Book, ws: Sheet, row: int, pairs: list[Pair], extra: list[str] = ()) -> dict[int, int]:
     """A workload's title and column labels; returns the column of each pair (a record takes the first)."""
     p0 = pairs[0]
     title = b.title(p0.workload) if K.get(p0.kind).workload else \
@@ -125,7 +119,7 @@ def block_header(b: Book, ws: Worksheet, row: int, pairs: list[Pair], extra: lis
 def align_text(cell: Cell, values: list) -> None:
     """Text results ('memory', 'compute') aligned with the figures around them."""
     if any(isinstance(v, str) for v in values):
-        cell.alignment = Alignment(horizontal="right")
+        cell.align = Align("right")
 
 
 def quantity_rows(pairs: list[Pair]) -> dict[str, Any]:

@@ -6,44 +6,41 @@ import math
 from pathlib import Path
 from typing import Iterable
 
-from openpyxl.cell.cell import Cell
-from openpyxl.formatting.rule import FormulaRule
-from openpyxl.styles import Alignment, Font, PatternFill, Protection
-from openpyxl.worksheet.worksheet import Worksheet
-
 from ... import __version__
 from ...output import build_datetime
 from ...scenario import sha256
 
-from .base import Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, by_workload, put, put_text, widths
+from .base import (Align, Book, CHECK_BAD, CHECK_OK, Cell, MASTER, REQUIREMENTS_MET, Sheet, by_workload, put,
+                   put_text, widths)
 from .results import recommendation_name
 
 
 # -- README ------------------------------------------------------------------------------------
-def readme_sheet(b: Book, ws: Worksheet) -> None:
+def readme_sheet(b: Book, ws: Sheet) -> None:
     scn, r = b.scn, b.r
     put_text(ws, 1, 1, scn.title, "sizing title")
     row = 2
     if "description" in scn.meta:
         wrap(ws, put_text(ws, row, 1, scn.meta["description"].value), README_WIDTH + 24)
-        ws.merge_cells(start_row=row, start_column=1, end_row=row, end_column=2)
+        ws.merge(row, 1, row, 2)
         row += 1
     row = readme_section(ws, row + 1, "What this workbook answers", answers(b))
     for i, dec in enumerate(r.decisions or [None]):
         several = len(r.decisions) > 1
         put_text(ws, row, 1, f"recommendation ({dec.workload})" if several else "recommendation")
-        put(ws, row, 2, f"={recommendation_name(i)}" if dec else "no decision in this scenario").font = Font(bold=True)
+        name = recommendation_name(i)
+        cell = put(ws, row, 2, f"={name}", value_of=b.named[name].cached) if dec else \
+            put_text(ws, row, 2, "no decision in this scenario")
+        cell.bold = True
         row += 1
     row -= 1
-    put_text(ws, row + 1, 1, "master check")
-    put(ws, row + 1, 2, f'=IF({MASTER},"OK: every sanity check passes","FAILED: see the Checks sheet")')
-    put_text(ws, row + 2, 1, "requirements")
-    put(ws, row + 2, 2, f'=IF({REQUIREMENTS_MET},"every option meets every requirement checked",'
-                        '"some options fail a requirement (a finding): see Checks")')
-    for name, cell in ((MASTER, f"B{row + 1}"), (REQUIREMENTS_MET, f"B{row + 2}")):
-        ws.conditional_formatting.add(cell, FormulaRule(formula=[name], fill=PatternFill("solid", fgColor=CHECK_OK)))
-        ws.conditional_formatting.add(cell, FormulaRule(formula=[f"NOT({name})"],
-                                                        fill=PatternFill("solid", fgColor=CHECK_BAD)))
+    for k, (name, good, bad) in enumerate(((MASTER, "OK: every sanity check passes", "FAILED: see the Checks sheet"),
+                                           (REQUIREMENTS_MET, "every option meets every requirement checked",
+                                            "some options fail a requirement (a finding): see Checks"))):
+        put_text(ws, row + 1 + k, 1, ("master check", "requirements")[k])
+        put(ws, row + 1 + k, 2, f'=IF({name},"{good}","{bad}")', value_of=good if b.named[name].cached else bad)
+        ws.condition(f"B{row + 1 + k}", type="formula", criteria=f"={name}", fill=CHECK_OK)
+        ws.condition(f"B{row + 1 + k}", type="formula", criteria=f"=NOT({name})", fill=CHECK_BAD)
     if any(o.variant == "api" for d in r.decisions for o in d.options):
         put_text(ws, row + 3, 2, "a hosted API's latency is checked at its provider's stated service level (api: "
                                  "ttft_p95, per_token_p95); its capacity is not modelled")
@@ -61,12 +58,12 @@ def readme_sheet(b: Book, ws: Worksheet) -> None:
 README_WIDTH = 100
 
 
-def wrap(ws: Worksheet, cell: Cell, width: float) -> None:
+def wrap(ws: Sheet, cell: Cell, width: float) -> None:
     """Wrap the text and make the row tall enough (spreadsheets do not grow rows on opening)."""
-    cell.alignment = Alignment(wrap_text=True, vertical="top")
+    cell.align = Align(vertical="top", wrap=True)
     lines = sum(max(1, math.ceil(len(part) / (width * 1.15))) for part in str(cell.value).split("\n"))
     if lines > 1:
-        ws.row_dimensions[cell.row].height = 15 * lines
+        ws.heights[cell.row] = 15 * lines
 
 
 HOW_TO = (
@@ -89,11 +86,11 @@ SHEETS = (
 )
 
 
-def readme_section(ws: Worksheet, row: int, title: str, lines: Iterable[tuple[str, str]]) -> int:
+def readme_section(ws: Sheet, row: int, title: str, lines: Iterable[tuple[str, str]]) -> int:
     put_text(ws, row, 1, title, "sizing section")
     row += 1
     for label, text in lines:
-        put_text(ws, row, 1, label).alignment = Alignment(vertical="top")
+        put_text(ws, row, 1, label).align = Align(vertical="top")
         wrap(ws, put_text(ws, row, 2, text), README_WIDTH)
         row += 1
     return row + 1
@@ -114,15 +111,14 @@ def answers(b: Book) -> list[tuple[str, str]]:
     return lines
 
 
-def colour_key(ws: Worksheet, row: int) -> int:
+def colour_key(ws: Sheet, row: int) -> int:
     put_text(ws, row, 1, "Colour key", "sizing section")
-    put_text(ws, row + 1, 1, "input", "sizing input").protection = Protection(locked=True)
+    put_text(ws, row + 1, 1, "input", "sizing input").locked = True
     put_text(ws, row + 1, 2, "pale yellow, blue figures: an assumption you may change (the only unlocked cells)")
     put_text(ws, row + 2, 1, "calculation")
     put_text(ws, row + 2, 2, "black on white: a formula; do not overwrite")
     for i, (label, fill) in enumerate((("TRUE", CHECK_OK), ("FALSE", CHECK_BAD))):
-        c = put_text(ws, row + 3 + i, 1, label)
-        c.fill = PatternFill("solid", fgColor=fill)
+        put_text(ws, row + 3 + i, 1, label).fill = fill
     put_text(ws, row + 3, 2, "a check that holds")
     put_text(ws, row + 4, 2, "a check that fails (sanity) or an option that misses a requirement (finding)")
     return row + 6

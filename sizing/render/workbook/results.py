@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from openpyxl.styles import Font
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
-
 from ... import alternatives, currency
 from ... import formulas as F
 from ... import kinds as K
@@ -16,14 +12,15 @@ from ...evaluate import Pair
 from ...formulas.expr import all_of
 from ...results import Decision, Option
 
-from .base import (Book, RECOMMENDATION, by_workload, display_unit, header, number_format, numbers, put, put_text,
-                   qkey, scaled, widths)
+from .base import (Book, RECOMMENDATION, Sheet, by_workload, display_unit, header, number_format, numbers, put,
+                   put_text, qkey, scaled, widths)
+from .sheet import column_letter
 from .inputs import align_text, block_header
 from .checks import colour_booleans
 
 
 # -- Results -----------------------------------------------------------------------------------
-def results_sheet(b: Book, ws: Worksheet) -> None:
+def results_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 1, 1, "Results: the headline figures in the units a person reads, and the decision",
              "sizing title")
     row = decision_block(b, ws, 3) + 1
@@ -38,12 +35,12 @@ def results_sheet(b: Book, ws: Worksheet) -> None:
                 row += 1
         row += 1
     widths(ws, {"A": 36, "B": 14})
-    for c in range(3, last):
-        ws.column_dimensions[get_column_letter(c)].width = 18
-    ws.freeze_panes = "C2"
+    ws.widths |= {c: 18 for c in range(3, last)}
+    ws.freeze = "C2"
+    ws.repeat_columns = "A:B"
 
 
-def headline_row(b: Book, ws: Worksheet, row: int, pairs: list[Pair], cols: dict[int, int], d: Any) -> None:
+def headline_row(b: Book, ws: Sheet, row: int, pairs: list[Pair], cols: dict[int, int], d: Any) -> None:
     values = [p.values.get(d.id) for p in pairs]
     shown = display_unit(values, d.unit, d.display)
     put_text(ws, row, 1, d.label or d.id)       # the name a reader uses; Calc keeps the ids
@@ -52,10 +49,16 @@ def headline_row(b: Book, ws: Worksheet, row: int, pairs: list[Pair], cols: dict
     for p in pairs:
         key = qkey(p, d.id)
         if key is not None:
-            align_text(put(ws, row, cols[id(p)], "=" + scaled(b.names[key], shown.factor), fmt), values)
+            align_text(put(ws, row, cols[id(p)], "=" + scaled(b.names[key], shown.factor), fmt,
+                           value_of=shown_value(p.values.get(d.id), shown.factor)), values)
 
 
-def decision_block(b: Book, ws: Worksheet, row: int) -> int:
+def shown_value(v: Any, factor: float) -> Any:
+    """An engine value in a display unit (text and truth values as they are)."""
+    return v / factor if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+def decision_block(b: Book, ws: Sheet, row: int) -> int:
     """The live decisions, one after the other. Returns the next row."""
     if not b.r.decisions:
         put_text(ws, row, 1, "Decision", "sizing section")
@@ -71,7 +74,7 @@ def recommendation_name(i: int) -> str:
     return RECOMMENDATION if i == 0 else f"decision_{i + 1}.recommendation"
 
 
-def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> int:
+def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     """One decision: each option's objective, requirements met, rank, what it fails; the recommendation."""
     entity = entity_of(b.r, dec)
     wid, qid = dec.workload, dec.quantity
@@ -89,40 +92,64 @@ def one_decision(b: Book, ws: Worksheet, row: int, dec: Decision, name: str) -> 
     if not n:
         put_text(ws, row + 2, 1, f"no option: the options asked for do not price {qid}", "sizing note")
         put_text(ws, row + 3, 1, "recommendation", "sizing section")
-        b.define(name, put(ws, row + 3, 3, "none: no option meets every requirement"))
+        b.define(name, put_text(ws, row + 3, 3, NONE))
         return row + 5
     header(ws, row + 2, ["", "unit"] + [o.label for o in columns], right=range(3, 3 + n))
     for k, label in enumerate((qid, "meets requirements", "eligible value", "rank", "fails")):
         put_text(ws, row + 3 + k, 1, label)
     put_text(ws, row + 3, 2, currency.label(shown.label))
-    first, last = get_column_letter(3), get_column_letter(2 + n)
+    first, last = column_letter(3), column_letter(2 + n)
     eligible = f"${first}${row + 5}:${last}${row + 5}"
     fmt = number_format(values, shown)
+    shown_values = []
     for k, o in enumerate(columns):
         col = 3 + k
-        c = get_column_letter(col)
+        c = column_letter(col)
         p = holder(b.r, dec, o)
         key = qkey(p, o.quantity) if p else None
+        v = shown_value(p.values.get(o.quantity), shown.factor) if key is not None else None
         if key is not None:
-            put(ws, row + 3, col, "=" + scaled(b.names[key], shown.factor), fmt)
+            put(ws, row + 3, col, "=" + scaled(b.names[key], shown.factor), fmt, value_of=v)
         cs = checks(b.r, entity, o.workload or wid, o.device, o.variant)
-        put(ws, row + 4, col, b.formula(all_of(*[x.expr for x in cs]) if len(cs) > 1 else
-                                        cs[0].expr if cs else F.Const(True)))
-        put(ws, row + 5, col, f'=IF(AND({c}{row + 4},ISNUMBER({c}{row + 3})),{c}{row + 3},"")', fmt)
+        meets = b.put_formula(ws, row + 4, col, all_of(*[x.expr for x in cs]) if len(cs) > 1 else
+                              cs[0].expr if cs else F.Const(True)).cached
+        shown_values.append(v if meets and isinstance(v, (int, float)) and not isinstance(v, bool) else None)
+        put(ws, row + 5, col, f'=IF(AND({c}{row + 4},ISNUMBER({c}{row + 3})),{c}{row + 3},"")', fmt,
+            value_of=shown_values[-1])
         order = 0 if dec.maximise else 1
         before = f"${first}${row + 5}:{c}{row + 5}"     # ties rank in column order, as the engine's stable sort
         put(ws, row + 6, col, f'=IF(ISNUMBER({c}{row + 5}),RANK({c}{row + 5},{eligible},{order})'
-                              f'+COUNTIF({before},{c}{row + 5})-1,"")')
-        put(ws, row + 7, col, fails_text(b, cs))
+                              f'+COUNTIF({before},{c}{row + 5})-1,"")', value_of=None)
+        failed = " ".join(f"{x.quantity} ({x.workload})" for x in cs if not b.value(x.expr))
+        put(ws, row + 7, col, fails_text(b, cs), value_of=failed)
+    for k, place in enumerate(ranks(shown_values, dec.maximise)):
+        ws.cell(row + 6, 3 + k).cached = place if place is not None else ""
     best = "MAX" if dec.maximise else "MIN"
     labels = f"${first}${row + 2}:${last}${row + 2}"
     put_text(ws, row + 8, 1, "recommendation", "sizing section")
-    rec = put(ws, row + 8, 3, f'=IF(COUNT({eligible})=0,"none: no option meets every requirement",'
-                              f'INDEX({labels},MATCH({best}({eligible}),{eligible},0)))')
-    rec.font = Font(bold=True)
+    winner = next((o.label for o, place in zip(columns, ranks(shown_values, dec.maximise)) if place == 1), NONE)
+    rec = put(ws, row + 8, 3, f'=IF(COUNT({eligible})=0,"{NONE}",'
+                              f'INDEX({labels},MATCH({best}({eligible}),{eligible},0)))', value_of=winner)
+    rec.bold = True
     b.define(name, rec)
     colour_booleans(ws, f"C{row + 4}:{last}{row + 4}")
     return row + 10
+
+
+NONE = "none: no option meets every requirement"
+
+
+def ranks(values: list, maximise: bool) -> list[int | None]:
+    """The spreadsheet's rank of each eligible value (RANK, ties in column order as COUNTIF breaks them)."""
+    out = []
+    for i, v in enumerate(values):
+        if v is None:
+            out.append(None)
+            continue
+        others = [x for x in values if x is not None]
+        better = sum(1 for x in others if (x > v if maximise else x < v))
+        out.append(better + 1 + sum(1 for x in values[:i] if x == v))
+    return out
 
 
 def option_order(b: Book, dec: Decision, o: Option) -> tuple[int, int]:

@@ -5,15 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from openpyxl.chart import Reference, ScatterChart, Series
-from openpyxl.chart.shapes import GraphicalProperties
-from openpyxl.worksheet.worksheet import Worksheet
-
 from ... import formulas as F
 from ... import kinds as K
 from ..format import scale_for
 
-from .base import Book, header, put, put_text, qkey, scaled, widths
+from .base import Book, Sheet, header, put, put_text, qkey, scaled, widths
+from .sheet import Chart, Series
 
 
 # -- Roofline ----------------------------------------------------------------------------------
@@ -37,6 +34,7 @@ class Roof:
     peak: str        # defined names
     bandwidth: str
     ridge: str
+    values: tuple[float, float, float]    # the engine's peak, bandwidth and ridge
 
 
 def roofs(b: Book) -> list[Roof]:
@@ -49,83 +47,66 @@ def roofs(b: Book) -> list[Roof]:
             continue
         precision = b.scn.workloads[p.workload].get("precision")
         out.setdefault((p.device, precision), Roof(f"{p.device} {precision}", p.device, b.names[peak],
-                                                   b.names[bw], b.names[ridge]))
+                                                   b.names[bw], b.names[ridge],
+                                                   (b.env[peak], b.env[bw], b.env[ridge])))
     return list(out.values())
 
 
-def operating_points(b: Book) -> list[tuple[str, str, str, str]]:
-    """(label, device, intensity, attainable rate) in Excel for each pair that has an intensity."""
+def operating_points(b: Book) -> list[tuple[str, str, str, str, float, float]]:
+    """(label, device, intensity, attainable rate) in Excel, and their values, for each pair that has an
+    intensity."""
     out = []
     for p in b.r.pairs:
         q = {x.d.id: F.Ref(x.key, x.d.id) for x in p.present()}
         if "intensity" not in q or "attainable_rate" not in q:
             continue
         out.append((f"{p.workload} on {p.device}", p.device, b.names[q["intensity"].key],
-                    b.formula(q["attainable_rate"])[1:]))
+                    b.formula(q["attainable_rate"])[1:], b.env[q["intensity"].key], b.env[q["attainable_rate"].key]))
     return out
 
 
-def roofline_sheet(b: Book, ws: Worksheet) -> None:
+def roofline_sheet(b: Book, ws: Sheet) -> None:
     tops, points = roofs(b), operating_points(b)
     put_text(ws, 1, 1, "Roofline: attainable rate = min(peak, bandwidth x intensity), log-log", "sizing title")
     if not tops:
         put_text(ws, 3, 1, "no device has both a peak rate and a memory bandwidth here", "sizing note")
         return
     label, factor = scale_for(max(p.values.get("peak_rate") or 0 for p in b.r.pairs), "FLOP/s")
-    xs = ",".join([r.ridge for r in tops] + [x for _, _, x, _ in points])
+    xs = ",".join([r.ridge for r in tops] + [x for _, _, x, *_ in points])
+    values = [r.values[2] for r in tops] + [x for *_, x, _ in points]
+    low, high = min(values) / 10, max(values) * 10
     put_text(ws, 3, 1, "lowest intensity shown")
-    put(ws, 3, 2, f"=MIN({xs})/10", "0.000")
+    put(ws, 3, 2, f"=MIN({xs})/10", "0.000", value_of=low)
     put_text(ws, 4, 1, "highest intensity shown")
-    put(ws, 4, 2, f"=MAX({xs})*10", "#,##0")
+    put(ws, 4, 2, f"=MAX({xs})*10", "#,##0", value_of=high)
     header(ws, 6, ["series", "point", "intensity (FLOP/byte)", f"rate ({label})"], right=range(3, 5))
     row, traces = 7, []
     for roof in tops:
-        corners = (("low", "$B$3", f"{roof.bandwidth}*$B$3"), ("ridge", roof.ridge, roof.peak),
-                   ("high", "$B$4", roof.peak))
-        for i, (what, x, y) in enumerate(corners):
-            roofline_row(ws, row + i, roof.label, what, x, y, factor)
+        peak, bandwidth, ridge = roof.values
+        corners = (("low", "$B$3", f"{roof.bandwidth}*$B$3", low, bandwidth * low),
+                   ("ridge", roof.ridge, roof.peak, ridge, peak), ("high", "$B$4", roof.peak, high, peak))
+        for i, corner in enumerate(corners):
+            roofline_row(ws, row + i, roof.label, *corner, factor)
         traces.append(Trace(roof.label, roof.device, row, row + 2))
         row += 3
-    for name, device, x, y in points:
-        roofline_row(ws, row, name, "operating point", x, y, factor)
+    for name, device, *point in points:
+        roofline_row(ws, row, name, "operating point", *point, factor)
         traces.append(Trace(name, device, row, row, point=True))
         row += 1
-    ws.add_chart(roofline_chart(b, ws, traces, label), "F3")
+    ws.charts.append(roofline_chart(b, traces, label))
     widths(ws, {"A": 34, "B": 16, "C": 22, "D": 18})
 
 
-def roofline_row(ws: Worksheet, row: int, label: str, what: str, x: str, y: str, factor: float) -> None:
+def roofline_row(ws: Sheet, row: int, label: str, what: str, x: str, y: str, x_value: float, y_value: float,
+                 factor: float) -> None:
     put_text(ws, row, 1, label)
     put_text(ws, row, 2, what)
-    put(ws, row, 3, f"={x}", "#,##0.00")
-    put(ws, row, 4, "=" + scaled(f"({y})", factor), "#,##0.000")
+    put(ws, row, 3, f"={x}", "#,##0.00", value_of=x_value)
+    put(ws, row, 4, "=" + scaled(f"({y})", factor), "#,##0.000", value_of=y_value / factor)
 
 
-def roofline_chart(b: Book, ws: Worksheet, traces: list[Trace], label: str) -> ScatterChart:
-    ch = ScatterChart()
-    ch.title, ch.height, ch.width = "Roofline", 11, 20
-    ch.x_axis.title, ch.y_axis.title = "arithmetic intensity (FLOP/byte)", f"rate ({label})"
-    ch.x_axis.scaling.logBase = ch.y_axis.scaling.logBase = 10
-    ch.x_axis.delete = ch.y_axis.delete = False
-    for t in traces:
-        s = Series(Reference(ws, min_col=4, min_row=t.lo, max_row=t.hi),
-                   Reference(ws, min_col=3, min_row=t.lo, max_row=t.hi), title=t.label)
-        paint(s, b.colour(t.device), t.point)
-        ch.series.append(s)
+def roofline_chart(b: Book, traces: list[Trace], label: str) -> Chart:
+    ch = Chart("Roofline", "arithmetic intensity (FLOP/byte)", f"rate ({label})", "F3", (20, 11), log_x=True,
+               log_y=True)
+    ch.series += [Series(t.label, 3, 4, t.lo, t.hi, b.colour(t.device), t.point) for t in traces]
     return ch
-
-
-def paint(s: Series, colour: str, point: bool = False) -> None:
-    """A line without markers, or a marker without a line, in the device's colour."""
-    s.smooth = False
-    if point:
-        s.marker.symbol, s.marker.size = "circle", 8
-        s.marker.graphicalProperties = GraphicalProperties(solidFill=colour)
-        s.marker.graphicalProperties.line.solidFill = colour
-        s.graphicalProperties.line.noFill = True
-    else:
-        s.marker.symbol = "none"
-        s.graphicalProperties.line.solidFill = colour
-        s.graphicalProperties.line.width = 22000     # EMU: about 1.75 pt
-
-

@@ -5,24 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from openpyxl.chart import Reference, ScatterChart, Series
-from openpyxl.styles import Alignment
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.worksheet import Worksheet
+import numpy as np
 
 from ... import currency
 from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Pair, SweepResult, sweep_paths
 
-from .base import Book, ROW, Shown, display_unit, number_format, numbers, plain, put, put_text, qkey, scaled
-from .roofline import paint
+from .base import Align, Book, ROW, Shown, Sheet, display_unit, number_format, numbers, plain, put, put_text, qkey, scaled
+from .sheet import Chart, Series, cached, column_letter
+from .sheet import Column as Cells
 
 
 # -- Sweep -------------------------------------------------------------------------------------
 CHART_ROWS = 18
 CHART_COLUMNS = 13         # the chart's width in columns, for the printed area
-MAX_LIVE_ROWS = 10_000      # a row is ~100 formula cells: 10,000 rows take ~20 s to write
+MAX_LIVE_ROWS = 10_000
+LIVE_CELLS = 200_000        # formula cells on a sweep grid: about 3 s to write (the README's benchmark)
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class Column:
         return number_format(s.series[self.pair.device][self.qid], replace(self.shown, label=""))
 
 
-def sweep_sheet(b: Book, ws: Worksheet) -> None:
+def sweep_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 1, 1, "Sweep: the scenario's sweep, one row per value (edit the yellow column)", "sizing title")
     row, width = 3, 2
     if not b.r.sweeps:
@@ -46,8 +45,9 @@ def sweep_sheet(b: Book, ws: Worksheet) -> None:
     for s in b.r.sweeps:
         row, w = (static_sweep if s.parameter == "precision" else live_sweep)(b, ws, row, s)
         row, width = row + 2, max(width, w)
-    ws.column_dimensions["A"].width = 14
-    ws.print_area = f"A1:{get_column_letter(max(width, CHART_COLUMNS))}{row}"
+    ws.widths[1] = 14
+    ws.print_area = f"A1:{column_letter(max(width, CHART_COLUMNS))}{row}"
+    ws.repeat_columns = "A:A"
 
 
 def moving(p: Pair, keys: set[str]) -> list[F.Planned]:
@@ -73,7 +73,7 @@ def needed(p: Pair, qids: Iterable[str], keys: set[str]) -> list[F.Planned]:
     return [x for x in pool.values() if x.key in need]
 
 
-def grid(ws: Worksheet, row: int, s: SweepResult, pairs: list[Pair], wanted: tuple[str, ...]) -> list[Column]:
+def grid(ws: Sheet, row: int, s: SweepResult, pairs: list[Pair], wanted: tuple[str, ...]) -> list[Column]:
     """The header of a sweep grid at `row` (quantity, then device): columns grouped by quantity."""
     qids = [q for q in wanted if any(q in s.series[p.device] for p in pairs)]
     out, col = [], 2
@@ -84,21 +84,21 @@ def grid(ws: Worksheet, row: int, s: SweepResult, pairs: list[Pair], wanted: tup
         unit = f" ({currency.label(shown.label)})" if shown.label and shown.label != "%" else ""
         words = qid.replace("_", " ") + unit
         label = put_text(ws, row, col, words, "sizing section")
-        label.alignment = Alignment(horizontal="center", vertical="bottom", wrap_text=True)
+        label.align = Align("center", "bottom", wrap=True)
         start = col
         for p in pairs:
             if qid in s.series[p.device]:
-                put_text(ws, row + 1, col, p.device, "sizing header").alignment = Alignment(horizontal="right")
-                ws.column_dimensions[get_column_letter(col)].width = 14
+                put_text(ws, row + 1, col, p.device, "sizing header").align = Align("right")
+                ws.widths[col] = 14
                 out.append(Column(qid, p, col, shown))
                 col += 1
         if col - 1 > start:
-            ws.merge_cells(start_row=row, start_column=start, end_row=row, end_column=col - 1)
-    ws.row_dimensions[row].height = 48        # room for three lines of a long quantity name
+            ws.merge(row, start, row, col - 1)
+    ws.heights[row] = 48        # room for three lines of a long quantity name
     return out
 
 
-def live_sweep(b: Book, ws: Worksheet, top: int, s: SweepResult) -> tuple[int, int]:
+def live_sweep(b: Book, ws: Sheet, top: int, s: SweepResult) -> tuple[int, int]:
     """A chart, then one row per swept value: display columns, then working columns in SI (row by row
     the same formulas as Calc). Returns the last row and the width of the shown part."""
     pairs = [b.r.pair(s.workload, d) for d in s.series]
@@ -106,83 +106,91 @@ def live_sweep(b: Book, ws: Worksheet, top: int, s: SweepResult) -> tuple[int, i
     put_text(ws, top, 1, f"{s.parameter} swept for {b.title(s.workload)}: live formulas", "sizing section")
     head = top + 1 + CHART_ROWS
     columns = grid(ws, head, s, pairs, K.get(pairs[0].kind).swept)
-    xs = sample(b, s)
+    qids = {c.qid for c in columns}
+    width = len(columns) + sum(len(sum(work_plan(p, qids, keys), [])) for p in pairs)      # cells a row
+    xs = sample(b, s, max(2, LIVE_CELLS // max(width, 1)))
     rows = range(head + 2, head + 2 + len(xs))
     for r, x in zip(rows, xs):
         put(ws, r, 1, x, number_format([x], Shown("", 1.0, s.parameter == "utilisation")), "sizing input")
     work = max(2 + len(columns), CHART_COLUMNS) + 1
     put_text(ws, head, work, "working columns, SI base units: the quantities above need these, row by row",
              "sizing note")
-    source: dict[tuple[str, str], str] = {}
+    source: dict[tuple[str, str], tuple[str, np.ndarray]] = {}
+    swept = np.asarray(xs, dtype=float)
     for p in pairs:
-        letters = working_columns(b, ws, head + 1, work, rows, p, {c.qid for c in columns}, keys)
+        letters = working_columns(b, ws, head + 1, work, rows, p, qids, keys, swept)
         source |= {(p.device, q): c for q, c in letters.items()}
         work += len(letters) + 1
     for c in columns:
-        src = source[(c.pair.device, c.qid)]
-        fmt = c.format(s)
-        for r in rows:
-            put(ws, r, c.col, "=" + scaled(f"{src}{r}", c.shown.factor), fmt)
+        src, values = source[(c.pair.device, c.qid)]
+        shown = values / c.shown.factor if values.dtype.kind == "f" else values
+        ws.columns.append(Cells(c.col, rows.start, ["=" + scaled(f"{src}{r}", c.shown.factor) for r in rows],
+                                [cached(v) for v in shown], c.format(s)))
     if len(rows) > 1 and columns:
-        ws.add_chart(sweep_chart(b, ws, head, rows, columns, s), f"B{top + 1}")
+        ws.charts.append(sweep_chart(b, ws, head, rows, columns, s, f"B{top + 1}"))
     return rows.stop - 1, 1 + len(columns)
 
 
-def sample(b: Book, s: SweepResult) -> list:
-    """The swept values shown live: all of them, or evenly spaced ones beyond MAX_LIVE_ROWS."""
-    n = len(s.values)
-    if n <= MAX_LIVE_ROWS:
+def sample(b: Book, s: SweepResult, most: int) -> list:
+    """The swept values shown live: all of them, or evenly spaced ones (the first and the last among them)
+    beyond `most` rows or MAX_LIVE_ROWS."""
+    n, most = len(s.values), min(most, MAX_LIVE_ROWS)
+    if n <= most:
         return list(s.values)
-    picked = sorted({round(i * (n - 1) / (MAX_LIVE_ROWS - 1)) for i in range(MAX_LIVE_ROWS)})
+    picked = sorted({round(i * (n - 1) / (most - 1)) for i in range(most)})
     b.notes.append(f"The {s.parameter} sweep of {s.workload} has {n:,} points; Sweep shows {len(picked):,} of "
                    "them, evenly spaced, as live rows.")
     return [s.values[i] for i in picked]
 
 
-def working_columns(b: Book, ws: Worksheet, row: int, col: int, rows: range, p: Pair, qids: set[str],
-                    keys: set[str]) -> dict[str, str]:
-    """Each quantity the shown ones need, one formula per row; returns qid -> column letter.
+def working_columns(b: Book, ws: Sheet, row: int, col: int, rows: range, p: Pair, qids: set[str],
+                    keys: set[str], swept: np.ndarray) -> dict[str, tuple[str, np.ndarray]]:
+    """Each quantity the shown ones need, one formula per row, with the engine's values row by row (the
+    formula graph evaluated on the swept values at once); returns qid -> (column letter, values).
 
     A quantity that does not move with the swept value reads its Calc cell by name."""
-    plan = needed(p, qids, keys)
-    planned = {x.key for x in plan}
-    fixed = [k for k in (qkey(p, q) for q in sorted(qids)) if k is not None and k not in planned]
-    letters = {x.key: get_column_letter(col + i) for i, x in enumerate(plan)}
+    plan, fixed = work_plan(p, qids, keys)
+    letters = {x.key: column_letter(col + i) for i, x in enumerate(plan)}
     local = {k: f"$A{ROW}" for k in keys} | {k: f"{c}{ROW}" for k, c in letters.items()}
+    env = {k: swept for k in keys}
+    for x in plan:
+        env[x.key] = b.value(x.expr, env)
     columns = [(x.key, b.formula(x.expr, local)) for x in plan] + [(k, "=" + b.names[k]) for k in fixed]
     out = {}
     for i, (key, template) in enumerate(columns):
         put_text(ws, row, col + i, key, "sizing header")
-        for r in rows:                  # General format: SI values, and a million cells write faster
-            ws.cell(r, col + i).value = template.replace(ROW, str(r))
-        ws.column_dimensions[get_column_letter(col + i)].width = 14
-        out[key.rsplit("/", 1)[1]] = get_column_letter(col + i)
+        values = np.broadcast_to(np.asarray(env.get(key, b.env[key])), swept.shape)
+        # General format: SI values, and a million cells write faster
+        ws.columns.append(Cells(col + i, rows.start, [template.replace(ROW, str(r)) for r in rows],
+                                [cached(v) for v in values]))
+        ws.widths[col + i] = 14
+        out[key.rsplit("/", 1)[1]] = (column_letter(col + i), values)
     return out
 
 
-def sweep_chart(b: Book, ws: Worksheet, head: int, rows: range, columns: list[Column], s: SweepResult) -> ScatterChart:
+def work_plan(p: Pair, qids: set[str], keys: set[str]) -> tuple[list[F.Planned], list[str]]:
+    """The working columns of a pair: the moving quantities the shown ones need, and the keys of the shown
+    ones that do not move."""
+    plan = needed(p, qids, keys)
+    planned = {x.key for x in plan}
+    return plan, [k for k in (qkey(p, q) for q in sorted(qids)) if k is not None and k not in planned]
+
+
+def sweep_chart(b: Book, ws: Sheet, head: int, rows: range, columns: list[Column], s: SweepResult,
+                anchor: str) -> Chart:
     """The first shown quantity against the swept value, one line per device."""
     qid = columns[0].qid
-    ch = ScatterChart()
-    ch.title = f"{qid} against {s.parameter}"
-    ch.height, ch.width = 8.5, 18
-    ch.x_axis.title, ch.y_axis.title = s.parameter, ws.cell(head, columns[0].col).value
     ys = [v for c in columns if c.qid == qid for v in numbers(s.series[c.pair.device][qid])]
-    for axis, values in ((ch.x_axis, numbers(s.values)), (ch.y_axis, ys)):
-        if values and min(values) > 0 and max(values) / min(values) >= 30:     # spans decades: log scale
-            axis.scaling.logBase = 10
-        axis.delete, axis.number_format = False, "General"
-    xs = Reference(ws, min_col=1, min_row=rows.start, max_row=rows.stop - 1)
-    for c in columns:
-        if c.qid == qid:
-            line = Series(Reference(ws, min_col=c.col, min_row=rows.start, max_row=rows.stop - 1), xs,
-                          title=c.pair.device)
-            paint(line, b.colour(c.pair.device))
-            ch.series.append(line)
+    log = [bool(values) and min(values) > 0 and max(values) / min(values) >= 30     # spans decades: log scale
+           for values in (numbers(s.values), ys)]
+    ch = Chart(f"{qid} against {s.parameter}", s.parameter, ws.cell(head, columns[0].col).value, anchor, (18, 8.5),
+               log_x=log[0], log_y=log[1])
+    ch.series += [Series(c.pair.device, 1, c.col, rows.start, rows.stop - 1, b.colour(c.pair.device))
+                  for c in columns if c.qid == qid]
     return ch
 
 
-def static_sweep(b: Book, ws: Worksheet, top: int, s: SweepResult) -> tuple[int, int]:
+def static_sweep(b: Book, ws: Sheet, top: int, s: SweepResult) -> tuple[int, int]:
     """A precision sweep changes which inputs the formulas read: the engine's values, labelled static."""
     pairs = [b.r.pair(s.workload, d) for d in s.series]
     put_text(ws, top, 1, f"{s.parameter} swept for {b.title(s.workload)}: values from the engine (not live)",

@@ -1,0 +1,107 @@
+"""Without a spreadsheet program: the workbook's stored values are the engine's, for pandas and data_only readers."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from helpers import ROOT, SCENARIOS, results_of
+from sizing.evaluate import evaluate
+from sizing.render.workbook import MASTER, build, names_of, recommendation_name, workbook_bytes
+from sizing.render.workbook.sweep import LIVE_CELLS
+from sizing.scenario import load_scenario_bytes
+
+from test_workbook import engine_values, same
+
+NONE = "none: no option meets every requirement"
+
+
+@pytest.fixture(scope="module")
+def books() -> dict[str, tuple]:
+    out = {}
+    for path in SCENARIOS:
+        r = results_of(path.stem)
+        out[path.stem] = (r, workbook_bytes(r))
+    return out
+
+
+def named_cached(data: bytes) -> dict[str, object]:
+    """Every defined name's stored value, read as a reader without a calculation engine does."""
+    wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
+    out = {}
+    for name, dn in wb.defined_names.items():
+        (sheet, coord), = dn.destinations
+        out[name] = wb[sheet][coord.replace("$", "")].value
+    return out
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_every_named_cell_stores_the_engine_value(books, name):
+    r, data = books[name]
+    got = named_cached(data)
+    want = engine_values(r, names_of(r))
+    wrong = {n: (got[n], v) for n, v in want.items() if not same(got[n] if got[n] != "" else None, v)}
+    assert len(want) > 20 and wrong == {}
+    assert got[MASTER] is True
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_pandas_reads_each_recommendation(books, name):
+    r, data = books[name]
+    readme = pd.read_excel(io.BytesIO(data), sheet_name="README", header=None)
+    shown = dict(zip(readme[0], readme[1]))
+    got = named_cached(data)
+    for i, dec in enumerate(r.decisions):
+        want = dec.best.label if dec.best else NONE
+        assert got[recommendation_name(i)] == want
+    if len(r.decisions) == 1:
+        assert shown["recommendation"] == (r.decision.best.label if r.decision.best else NONE)
+    assert shown["master check"] == "OK: every sanity check passes"
+
+
+def test_pandas_reads_the_results_sheet_as_figures(books):
+    """The Results sheet's monthly cost row of chat-70b-fp8 arrives in pandas as numbers, one per device."""
+    r, data = books["chat-70b-fp8"]
+    sheet = pd.read_excel(io.BytesIO(data), sheet_name="Results", header=None)
+    row = sheet[sheet[0] == "monthly_cost"].iloc[0]
+    by_option = {o.label: o.value for o in r.decision.options}
+    labels = sheet[sheet[1] == "unit"].iloc[0]
+    got = {labels[c]: row[c] for c in range(2, 2 + len(r.decision.options))}
+    priced = {k: v for k, v in by_option.items() if v is not None}
+    assert len(priced) >= 5
+    assert {k: got[k] for k in priced} == pytest.approx(priced, rel=1e-12)
+
+
+def test_a_10000_point_sweep_keeps_its_live_grid_within_the_cell_budget():
+    """Every row of a long sweep would be ~190 formula cells on chat-70b-fp8: the grid keeps evenly spaced
+    live rows (the first and the last among them) within LIVE_CELLS, and says so on README."""
+    text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text()
+    text = re.sub(r"^sweep:.*$", "sweep: {batch: {from: 1, to: 10000, points: 10000}}", text, flags=re.M)
+    r = evaluate(load_scenario_bytes(text.encode(), "long.yaml")[0])
+    b = build(r)
+    sweep = b.sheets["Sweep"]
+    cells = sum(len(c.formulas) for c in sweep.columns)
+    live = [c.value for (row, col), c in sorted(sweep.cells.items()) if col == 1 and c.style == "sizing input"]
+    assert LIVE_CELLS * 0.9 < cells <= LIVE_CELLS
+    assert live[0] == 1 and live[-1] == 10000 and 500 < len(live) < 2000
+    assert f"The batch sweep of chat has 10,000 points; Sweep shows {len(live):,} of them, evenly spaced, as live " \
+           "rows." in b.notes
+
+
+# Functions every spreadsheet has had since Excel 2007: none needs XlsxWriter's `_xlfn.` prefix (which the
+# writer therefore does not search for).
+CLASSIC = {"ABS", "AND", "COUNT", "COUNTIF", "EXP", "IF", "IFERROR", "INDEX", "ISERROR", "ISNUMBER", "LN", "MATCH",
+           "MAX", "MIN", "NOT", "OR", "POISSON", "RANK", "ROUNDDOWN", "ROUNDUP", "SUMPRODUCT", "TRIM", "TRUE"}
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_formulas_use_only_classic_functions(books, name):
+    _, data = books[name]
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    used = {f for ws in wb for row in ws.iter_rows() for c in row if c.data_type == "f"
+            for f in re.findall(r"\b([A-Z][A-Z0-9.]*)\(", c.value)}
+    assert used and used <= CLASSIC, used - CLASSIC
