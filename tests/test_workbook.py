@@ -74,6 +74,8 @@ def named_values(source: Path, values: Path) -> dict[str, Any]:
     out = {}
     for name, dn in wb.defined_names.items():
         (sheet, coord), = dn.destinations
+        if ":" in coord:            # a list (the fleet search's candidates), not one value
+            continue
         out[name] = got[sheet][coord.replace("$", "")].value
     return out
 
@@ -360,7 +362,8 @@ def test_user_text_that_looks_like_a_formula_stays_text():
 # -- structure, styling, reproducibility ------------------------------------------------------------
 def test_only_inputs_are_unlocked_and_every_sheet_is_protected():
     wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(results_of("chat-70b-fp8"))))
-    assert wb.sheetnames == ["README", "Inputs", "Calc", "Results", "Sweep", "Checks", "Roofline"]
+    assert wb.sheetnames == ["Summary", "README", "Inputs", "Calc", "Results", "Sweep", "Checks", "Roofline",
+                             "Constants"]
     assert all(ws.protection.sheet for ws in wb)
     unlocked = {(ws.title, c.column_letter) for ws in wb for row in ws.iter_rows() for c in row
                 if c.value is not None and not c.protection.locked}
@@ -381,7 +384,7 @@ def test_inputs_are_shown_in_the_unit_the_user_wrote():
         (sheet, coord), = wb.defined_names[names[key]].destinations
         row = int(re.sub(r"\D", "", coord))
         rows[key] = [wb[sheet].cell(row, c).value for c in range(2, 6)]
-    assert rows["device.h100.price"][:3] == [2.5, "USD/hour", "=1/3600"]
+    assert rows["device.h100.price"][:3] == [2.5, "USD/hour", "=1/k.seconds_per_hour"]
     assert rows["device.h100.memory_bandwidth"][:3] == [3.35, "TB/s", 1e12]
     assert rows["workload.chat.traffic.utilisation"][:3] == [0.5, None, 1]      # 50%: the format carries the unit
     assert all(r[3].startswith("=B") for r in rows.values())
@@ -395,7 +398,7 @@ def test_results_convert_to_display_units():
     for row in ws.iter_rows():                                  # the first workload's rows: chat before chat-bf16
         if row[0].value in (step, monthly):
             cells.setdefault(row[0].value, row)
-    assert cells[step][2].value == "=chat.h100.step_time/0.001"
+    assert cells[step][2].value == "=chat.h100.step_time/u.ms"
     assert cells[step][2].number_format == '#,##0.00" ms"'      # 18.52 ms on b200: four significant digits
     assert cells[monthly][2].number_format.startswith('"$"#,##0')
 
@@ -431,6 +434,27 @@ def test_a_division_by_zero_anywhere_fails_the_master_check(recalc, tmp_path):
     assert named_values(source, bad)[MASTER] is False and named_values(source, good)[MASTER] is True
     wb = openpyxl.load_workbook(source)
     row = next(c.row for c in wb["Checks"]["A"] if str(c.value).startswith("no calculation error"))
-    assert wb["Checks"].cell(row, 3).value.startswith("=(SUMPRODUCT(--ISERROR(Calc!A1:")
+    assert wb["Checks"].cell(row, 3).value.startswith("=(SUMPRODUCT(--ISERROR(Summary!A5:")
     errors_free = [openpyxl.load_workbook(f, data_only=True)["Checks"].cell(row, 3).value for f in (bad, good)]
     assert errors_free == [False, True]
+
+
+def test_money_that_does_not_reconcile_fails_the_master_check(recalc, tmp_path):
+    """An operating cost typed over the Summary's formula (the sheet is protected against exactly this) no longer
+    adds up with the capital to the monthly cost: the reconciliation and the master check go FALSE."""
+    r = results_of("platform-two-services")
+    source = tmp_path / "p.xlsx"
+    source.write_bytes(workbook_bytes(r))
+    wb = openpyxl.load_workbook(source)
+    ws = wb["Summary"]
+    row = next(c.row for c in ws["A"] if c.value == "h100")
+    assert ws.cell(row, 5).value == "=support.h100.opex_monthly"
+    ws.cell(row, 5).value = 999
+    edited = tmp_path / "typed-over.xlsx"
+    wb.save(edited)
+    (bad,) = recalc([edited])
+    assert named_values(source, bad)[MASTER] is False
+    got = openpyxl.load_workbook(bad, data_only=True)
+    assert got["Summary"].cell(row, 13).value is False
+    assert got["Summary"]["B3"].value == "FAILED: see Checks"
+    assert [c.value for c in got["Checks"]["A"] if str(c.value).startswith("the money reconciles")]

@@ -35,6 +35,8 @@ def named_cached(data: bytes) -> dict[str, object]:
     out = {}
     for name, dn in wb.defined_names.items():
         (sheet, coord), = dn.destinations
+        if ":" in coord:            # a list (the fleet search's candidates), not one value
+            continue
         out[name] = wb[sheet][coord.replace("$", "")].value
     return out
 
@@ -105,3 +107,76 @@ def test_formulas_use_only_classic_functions(books, name):
     used = {f for ws in wb for row in ws.iter_rows() for c in row if c.data_type == "f"
             for f in re.findall(r"\b([A-Z][A-Z0-9.]*)\(", c.value)}
     assert used and used <= CLASSIC, used - CLASSIC
+
+
+def literals(formula: str) -> list[str]:
+    """The numbers written into a formula (text in quotes, cell references and names left out)."""
+    bare = re.sub(r'"[^"]*"', '""', formula)
+    bare = re.sub(r"\$?\b[A-Z]{1,3}\$?[0-9]+\b", "R", bare)
+    bare = re.sub(r"(?<![0-9.])[A-Za-z_][A-Za-z0-9_.]*", "N", bare)
+    return re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?:E[+-]?\d+)?", bare)
+
+
+def test_literals_are_found():
+    assert literals('=IF(A1>3,dev.h100.price*1E-05,"x 7")') == ["3", "1E-05"]
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_no_formula_holds_a_number_other_than_0_1_2(books, name):
+    """Every other number is a named constant on the Constants sheet (or an input)."""
+    _, data = books[name]
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    found = {(ws.title, c.coordinate): n for ws in wb for row in ws.iter_rows() for c in row
+             if c.data_type == "f" for n in literals(c.value) if n not in ("0", "1", "2")}
+    assert found == {}
+
+
+# -- Summary: what finance reads first ------------------------------------------------------------
+def summary_rows(data: bytes) -> list[dict]:
+    """The Summary's option rows, as {header: stored value}."""
+    ws = openpyxl.load_workbook(io.BytesIO(data), data_only=True)["Summary"]
+    rows, head = [], None
+    for row in ws.iter_rows(values_only=True):
+        if row[0] == "option":
+            head = row
+        elif head and row[0]:
+            rows.append(dict(zip(head, row)))
+        elif head:
+            head = None
+    return rows
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_summary_lists_every_option_with_the_engines_money_and_rank(books, name):
+    r, data = books[name]
+    rows = summary_rows(data)
+    options = [o for d in r.decisions for o in d.options]
+    assert sorted(row["option"] for row in rows) == sorted(o.label for o in options)
+    by_label = {}
+    for d in r.decisions:
+        for o in d.options:
+            by_label.setdefault(o.label, []).append((d, o))
+    for row in rows:
+        d, o = by_label[row["option"]].pop(0)
+        assert (row["rank"] or None) == o.rank
+        assert row["meets requirements"] is o.passes or (not o.passes and row["meets requirements"] is False)
+        money_col = "monthly cost (capital amortised)" if "monthly cost (capital amortised)" in row else "cost of the run (one-off)"
+        if o.value is not None and d.quantity in ("monthly_cost", "cost"):
+            assert row[money_col] == pytest.approx(o.value, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["platform-two-services", "chat-70b-fp8", "eu-assistant-eur", "capacity-chat-8b"])
+def test_summary_money_multiplies_out(books, name):
+    """A year is 12 months; the horizon's total is capital + operating x months; capital spread over the horizon
+    plus operating is the monthly cost; the reconciliation column says TRUE where that holds."""
+    _, data = books[name]
+    priced = [row for row in summary_rows(data) if isinstance(row["monthly cost (capital amortised)"], float)]
+    assert len(priced) >= 3
+    for row in priced:
+        monthly, capital, operating, months = (row[k] for k in ("monthly cost (capital amortised)", "capital",
+                                                                  "operating per month", "horizon (months)"))
+        assert row["cost per year (capital amortised)"] == pytest.approx(12 * monthly, rel=1e-12)
+        assert row["total over the horizon"] == pytest.approx(capital + operating * months, rel=1e-12)
+        assert capital / months + operating == pytest.approx(monthly, rel=1e-9)
+        assert row["capital / horizon + operating = monthly"] is True
+    assert any(row["capital"] > 0 for row in priced) or name == "chat-70b-fp8"

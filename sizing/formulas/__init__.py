@@ -1,8 +1,9 @@
 """The formula graph: every derived quantity defined once (definitions.py imports the modules that define them)."""
 
 from . import definitions  # noqa: F401  (registers the quantities)
-from .expr import Const, Expr, Missing, Ref, evaluate, refs, to_excel, to_text, unpriced_or
+from .expr import NAMED, Const, Expr, Missing, Ref, evaluate, refs, to_text, unpriced_or
+from .excel import excel_number, to_excel
 from .graph import COMPARISONS, INPUTS, NA, QUANTITIES, TEXT_INPUTS, Planned, definition, plan, quantity_defs
 
-__all__ = ["COMPARISONS", "Const", "Expr", "INPUTS", "Missing", "NA", "Planned", "QUANTITIES", "Ref", "TEXT_INPUTS",
-           "definition", "evaluate", "plan", "quantity_defs", "refs", "to_excel", "to_text", "unpriced_or"]
+__all__ = ["COMPARISONS", "Const", "NAMED", "Expr", "INPUTS", "Missing", "NA", "Planned", "QUANTITIES", "Ref", "TEXT_INPUTS",
+           "definition", "evaluate", "excel_number", "plan", "quantity_defs", "refs", "to_excel", "to_text", "unpriced_or"]

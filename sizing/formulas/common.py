@@ -2,28 +2,42 @@
 
 from __future__ import annotations
 
-from .expr import Const, exp, first_present, ln, maximum, Missing, sum_present, where
+from .expr import Const, constant, exp, first_present, ln, maximum, Missing, sum_present, where
 from .graph import NA
 
 # Unit factors: literals that carry a unit so that the pint check sees them.
 FLOP_PER_MAC = Const(2, "FLOP")                 # one multiply-add = 2 FLOPs
 FLOP_PER_PARAM_TOKEN = Const(2, "FLOP/token")   # forward pass: ~2 FLOPs per parameter per token
-PASS_FLOP_PER_PARAM_TOKEN = Const(4, "FLOP/token")   # forward (2) + activation gradients (2), every parameter
+PASS_FLOP_PER_PARAM_TOKEN = constant("pass_flop_per_parameter", 4, "FLOP/token",
+                                     "FLOPs per parameter and token of a training step's passes over every "
+                                     "parameter: forward (2) + activation gradients (2)")
 WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN = Const(2, "FLOP/token")  # weight gradients, trained parameters only
-ATTENTION_FLOP = Const(4, "FLOP/token")         # per layer, query width and key position: Q·Kᵀ (2) + weights·V (2)
+ATTENTION_FLOP = constant("attention_flop", 4, "FLOP/token",
+                          "attention FLOPs per layer, query width and key position: Q·Kᵀ (2) + weights·V (2)")
 TOKEN = Const(1, "token")
 REQUEST = Const(1, "request")
-PER_MILLION = Const(1e6, "token/Mtoken")        # USD/token -> USD per million tokens
-MONTH = Const(2629800, "s/month")               # one month = 1/12 of 365.25 days
-YEAR_MONTHS = Const(12, "month")                # months in a year
-HORIZON = Const(94672800, "s")                  # 3 years of 365.25 days: the horizon where no amortisation is given
-HOST_COPIES = 3                                 # A in, B in, C out
+PER_MILLION = constant("per_million", 1e6, "token/Mtoken", "units of work in a million (cost per million tokens)")
+MILLION = constant("million", 1e6, "", "a million (cost per million requests)")
+MONTH = constant("seconds_per_month", 2629800, "s/month", "seconds in a month: 1/12 of a year of 365.25 days")
+YEAR_MONTHS = constant("months_per_year", 12, "month", "months in a year")
+HORIZON = constant("default_horizon", 94672800, "s",
+                   "the cost horizon where a device gives no amortisation: 3 years of 365.25 days, in seconds")
+HOST_COPIES = constant("host_copies", 3, "", "matrices copied over the host link per multiplication: A in, B in, "
+                       "C out")
 REQUEST_COPIES = 2                              # input in, output out
 KV_TENSORS = 2                                  # keys and values
 TP_ALL_REDUCES = 2                              # per layer and pass: after attention and after the MLP
-TRAIN_TP_ALL_REDUCES = 4                        # per layer and training step: 2 forward, 2 backward
+TRAIN_TP_ALL_REDUCES = constant("train_tp_all_reduces", 4, "",
+                                "tensor-parallel all-reduces per layer and training step: 2 forward, 2 backward")
+COMPUTE_PASSES = constant("compute_passes", 3, "",
+                          "a training step's compute in forward passes: forward 1, backward 2 (so the backward "
+                          "pass is 2/3 of it)")
+RECOMPUTED_PASSES = constant("recomputed_passes", 4, "",
+                             "a training step's passes when activations are recomputed: forward, two backward, and "
+                             "the forward again")
 EP_ALL_TO_ALLS = 2                              # per layer: dispatch to the experts and combine
-PREFILL_CHUNK = Const(8192, "token")            # prompt tokens a runtime prefills at once (workspace)
+PREFILL_CHUNK = constant("prefill_chunk", 8192, "token",
+                         "prompt tokens a runtime prefills at once (sets the activation workspace)")
 NO_PRICE = "no price (hourly price or purchase): cost not computed"
 NO_FABRIC = ("no interconnect between the devices of a replica (interconnect.bandwidth): "
              "communication not counted")
@@ -114,8 +128,10 @@ def attention_flops(q, queries, keys):
     return ATTENTION_FLOP * q.layers * q.heads * q.head_dim * queries * keys / TOKEN
 
 
-UNDERFLOW = -700        # exp() of less is below the smallest double: the spreadsheet says #NUM!, so stop there
-NEVER_MISSED = 1e-9    # a share of experts not picked by a token, when every expert is active
+UNDERFLOW = constant("exp_floor", -700, "", "EXP() of less is below the smallest number a spreadsheet holds "
+                     "(#NUM!): exponents stop there")
+NEVER_MISSED = constant("never_missed", 1e-9, "", "the share of experts a token misses when every expert is "
+                        "active (keeps LN() finite)")
 
 
 def touched_share(q, tokens):

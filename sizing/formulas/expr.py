@@ -36,6 +36,7 @@ class Const(Expr):
 
     value: Any
     unit: str = ""
+    name: str = ""          # a named constant (the workbook's `k.<name>` cell); "" for a plain literal
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,9 +195,24 @@ def _and(*xs):
     return all(xs) if _scalar(*xs) else reduce(np.logical_and, xs)
 
 
+NAMED: dict[str, tuple[Const, str]] = {}
+
+
+def constant(name: str, value: float, unit: str = "", meaning: str = "") -> Const:
+    """A literal with a name and a meaning: the workbook shows it once, on its Constants sheet, and every
+    formula reads it by name."""
+    c = Const(value, unit, name)
+    NAMED[name] = (c, meaning)
+    return c
+
+
 TAIL = 0.05            # p95: the probability of waiting longer is 5 %
 TINY = 1e-300          # keeps ln() finite when the chance of waiting underflows to zero
 FLEET_SEARCH = 64      # candidates tried above the fleet for the peak
+TAIL_C = constant("p95_tail", TAIL, "", "the share of requests allowed to wait longer than the target (p95: 5 %)")
+FLEET_SEARCH_C = constant("fleet_search_limit", FLEET_SEARCH, "",
+                          "extra replicas the fleet search may add above the fleet for the peak")
+TINY_C = constant("tiny", TINY, "", "a tiny number that keeps LN() finite when the chance of waiting underflows")
 RECURSION_LIMIT = 5000  # servers up to which Erlang B is summed exactly; beyond, through scipy
 
 
@@ -307,67 +323,6 @@ def evaluate(e: Expr, env: dict[str, Any], const: Callable[[Const], Any] | None 
     if isinstance(e, Call):
         return FUNCS[e.fn](*(evaluate(a, env, const) for a in e.args))
     raise TypeError(f"cannot evaluate {e!r}")
-
-
-def excel_number(x: float) -> str:
-    if isinstance(x, bool):
-        return "TRUE" if x else "FALSE"
-    if float(x).is_integer() and abs(x) < 1e15:
-        return str(int(x))
-    return repr(float(x)).upper()      # 1e-05 -> 1E-05: the form every spreadsheet reads
-
-
-EXCEL_FUNCS = {"max": "MAX", "min": "MIN", "and": "AND", "ln": "LN", "exp": "EXP"}
-
-
-def excel_erlang_c(c: str, a: str) -> str:
-    """Erlang C from Erlang B = Poisson pmf / cdf (the spreadsheet has no loops)."""
-    b = f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
-    return f"IF({a}<=0,0,IF({c}>{a},{c}*{b}/({c}-{a}*(1-{b})),1))"
-
-
-def excel_fleet_search(base: str, slots: str, a: str, per_server: str, arrivals: str) -> str:
-    """Count the failing candidates with SUMPRODUCT over an array constant of offsets."""
-    ks = "{" + ",".join(str(k) for k in range(FLEET_SEARCH)) + "}"
-    servers = f"({base}+{ks})"
-    c = f"({servers}*{slots})"
-    b = f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
-    erlang = f"IF({a}<=0,0,{c}*{b}/({c}-{a}*(1-{b})))"
-    return (f"SUMPRODUCT(--(LN({erlang}/{excel_number(TAIL)}+{excel_number(TINY)})"
-            f">{servers}*{per_server}-{arrivals}))")
-
-
-def to_excel(e: Expr, name: Callable[[Ref], str], parent: int = -1) -> str:
-    """Excel formula text (without '=') with references rendered by `name`."""
-    if isinstance(e, Ref):
-        return name(e)
-    if isinstance(e, Const):
-        if isinstance(e.value, str):
-            return '"' + e.value.replace('"', '""') + '"'
-        if isinstance(e.value, float) and math.isnan(e.value):
-            return '""'
-        return excel_number(e.value)
-    if isinstance(e, BinOp):
-        p = PRECEDENCE[e.op]
-        # right operand of - and / binds tighter, so parenthesise equal precedence there
-        s = f"{to_excel(e.a, name, p)}{e.op}{to_excel(e.b, name, p + (e.op in '-/'))}"
-        return f"({s})" if p < parent else s
-    if isinstance(e, Call):
-        args = [to_excel(a, name) for a in e.args]
-        if e.fn == "ceil":
-            return f"ROUNDUP({args[0]},0)"
-        if e.fn == "floor":
-            return f"ROUNDDOWN({args[0]},0)"
-        if e.fn == "if":
-            return f"IF({','.join(args)})"
-        if e.fn == "unpriced_or":
-            return f"OR(NOT(ISNUMBER({args[0]})),{args[1]})"
-        if e.fn == "erlang_c":
-            return excel_erlang_c(*(f"({x})" for x in args))
-        if e.fn == "fleet_search":
-            return excel_fleet_search(*(f"({x})" for x in args))
-        return f"{EXCEL_FUNCS[e.fn]}({','.join(args)})"
-    raise TypeError(f"cannot render {e!r}")
 
 
 TEXT_OPS = {"<=": "≤", ">=": "≥", "*": "×", "/": "/", "+": "+", "-": "−", "<": "<", ">": ">"}

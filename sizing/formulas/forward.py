@@ -1,6 +1,6 @@
 """Forward passes (encoders, embedders, classifiers, edge models): a batch of requests per pass."""
 
-from .common import (FLOP_PER_PARAM_TOKEN, MONTH, NO_FABRIC, REQUEST, REQUEST_COPIES, TOKEN,
+from .common import (FLOP_PER_PARAM_TOKEN, MILLION, MONTH, NO_FABRIC, REQUEST, REQUEST_COPIES, TOKEN,
                      TP_ALL_REDUCES, all_reduce, attention_flops, embedding, plus, roofline_time,
                      weights_read, without_fabric)
 from .expr import first_present, Missing, sum_present
@@ -118,8 +118,8 @@ def fw_target_slack(q):
           display="USD", label="Cost per million requests")
 def fw_cost_per_million(q):
     if q.has("peak_traffic"):
-        return priced(q, q.monthly_cost / (q.average_rate * MONTH) * REQUEST * 1e6)
-    return priced(q, q.hourly_rate * q.replica_devices / (q.requests_per_s * q.utilisation) * REQUEST * 1e6)
+        return priced(q, q.monthly_cost / (q.average_rate * MONTH) * REQUEST * MILLION)
+    return priced(q, q.hourly_rate * q.replica_devices / (q.requests_per_s * q.utilisation) * REQUEST * MILLION)
 
 
 @quantity("forward", "item_time", "s", "bulk job: one item's FLOPs at the delivered rate of a replica",

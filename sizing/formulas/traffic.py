@@ -1,7 +1,7 @@
 """Traffic: replicas for the peak with queueing (Erlang C), utilisation, and the serving costs."""
 
-from .common import HORIZON, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, forced_basis, owned
-from .expr import (TAIL, TINY, Const, Missing, all_of, all_present, ceil, erlang_c, first_present, fleet_search, ln,
+from .common import HORIZON, MILLION, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, forced_basis, owned
+from .expr import (TAIL_C, TINY_C, Const, Missing, all_of, all_present, ceil, erlang_c, first_present, fleet_search, ln,
                    maximum, nothing, sum_present, where)
 from .graph import NA, quantity
 
@@ -100,7 +100,7 @@ def wait_probability(q):
           display="ms", label="Queue wait (p95)")
 def queue_wait_p95(q):
     spare = q.servers * q.requests_per_s - q.peak_traffic
-    return maximum(0, ln(q.wait_probability / TAIL + TINY)) * REQUEST / spare
+    return maximum(0, ln(q.wait_probability / TAIL_C + TINY_C)) * REQUEST / spare
 
 
 @quantity("generate", "ttft_p95", "s", "time to first token at the p95 of the peak: prefill + queue wait",
@@ -272,4 +272,4 @@ def gen_busy_hours_per_million(q):
           "on demand as traffic needs: its monthly cost / requests served per month × one million requests",
           display="USD", label="Cost per million requests, on demand as traffic needs")
 def fw_busy_hours_per_million(q):
-    return priced(q, q.busy_hours_monthly_cost / (q.average_rate * MONTH) * REQUEST * 1e6)
+    return priced(q, q.busy_hours_monthly_cost / (q.average_rate * MONTH) * REQUEST * MILLION)

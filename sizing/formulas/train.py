@@ -1,7 +1,7 @@
 """Training and fine-tuning: state memory, work, the delivered rate, communication and the pipeline bubble."""
 
 from .common import (ATTENTION_FLOP, FLOP_PER_PARAM_TOKEN, NO_FABRIC, NO_PRICE, PASS_FLOP_PER_PARAM_TOKEN, TOKEN,
-                     TRAIN_TP_ALL_REDUCES, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce, plus, used_parameters,
+                     COMPUTE_PASSES, RECOMPUTED_PASSES, TRAIN_TP_ALL_REDUCES, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce, plus, used_parameters,
                      without_fabric)
 from .expr import ceil, first_present, floor, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
@@ -51,7 +51,7 @@ def tr_rate(q):
 def tr_flops(q):
     used = used_parameters(q)
     trained = q.trainable_parameters * used / q.parameters if q.has("active_parameters") else q.trainable_parameters
-    passes = 4 if q.text("recompute") == "yes" else 3          # forward, 2 backward (+ a forward again)
+    passes = RECOMPUTED_PASSES if q.text("recompute") == "yes" else COMPUTE_PASSES    # (+ a forward again)
     recompute = FLOP_PER_PARAM_TOKEN * used if q.text("recompute") == "yes" else NA
     linear = sum_present(PASS_FLOP_PER_PARAM_TOKEN * used + WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN * trained, recompute)
     attention = passes * ATTENTION_FLOP * q.layers * q.heads * q.head_dim * q.sequence / 2 / TOKEN
@@ -72,7 +72,7 @@ def gradient_sync_at(q, devices):
 def communication_at(q, devices, sync):
     """Per step, what compute does not hide: the gradient all-reduce beyond the backward pass (2/3 of the step's
     compute) and the tensor-parallel all-reduces (4 per layer of the step's tokens per data-parallel replica)."""
-    backward = 2 * q.flops / (3 * q.train_rate * devices * q.steps)
+    backward = 2 * q.flops / (COMPUTE_PASSES * q.train_rate * devices * q.steps)
     exposed = maximum(0, sync - backward)
     message = q.batch * q.sequence / data_parallel_at(q, devices) / TOKEN * q.hidden * q.activation_bytes
     tp = TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)

@@ -16,28 +16,33 @@ from .results import recommendation_name, results_sheet
 from .sweep import sweep_sheet
 from .roofline import roofline_sheet
 from .readme import readme_sheet
+from .constants import constants_sheet
+from .summary import FAILED, OK, summary_sheet
 from . import xlsx
 
 
 __all__ = ["MASTER", "RECOMMENDATION", "REQUIREMENTS_MET", "build", "input_shown", "names_of", "recommendation_name",
            "valid_name", "workbook_bytes", "write_workbook"]
 
-SHEETS = ("README", "Inputs", "Calc", "Results", "Sweep", "Checks", "Roofline")
+SHEETS = ("Summary", "README", "Inputs", "Calc", "Results", "Sweep", "Checks", "Roofline", "Constants")
 
 
 # -- writing -----------------------------------------------------------------------------------
 def build(results: Results) -> Book:
-    """The sheets for an evaluation, filled so that names exist when used (README last: it repeats the
-    recommendation and the checks)."""
+    """The sheets for an evaluation, filled so that names exist when used (Constants after every sheet that
+    uses one, README last: it repeats the recommendation and the checks)."""
     b = Book(results)
     sheets = {t: b.sheet(t) for t in SHEETS}
     inputs_sheet(b, sheets["Inputs"])
     calc_sheet(b, sheets["Calc"])
-    checks_sheet(b, sheets["Checks"])
     results_sheet(b, sheets["Results"])
+    summary_sheet(b, sheets["Summary"])
+    checks_sheet(b, sheets["Checks"])
     sweep_sheet(b, sheets["Sweep"])
     roofline_sheet(b, sheets["Roofline"])
+    constants_sheet(b, sheets["Constants"])
     error_check(b)
+    sheets["Summary"].cell(3, 2).cached = OK if b.master_value() else FAILED
     readme_sheet(b, sheets["README"])
     return b
 

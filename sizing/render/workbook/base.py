@@ -11,13 +11,18 @@ from ... import currency
 from ... import formulas as F
 from ... import schema as S
 from ...evaluate import Input, Pair, Results
-from ...formulas.expr import excel_number
+from ...formulas.common import MONTH
+from ...formulas.excel import excel_number
+from ...formulas.expr import constant
 from ...units import split_quantity, to_unit
+from xlsxwriter.utility import xl_cell_to_rowcol
+
 from ..format import FIXED, PINNED, SCALES, TEXT_UNITS, scale_for
 from .sheet import CHECK_BAD, CHECK_OK, Align, Cell, Sheet, Validation, cached, coordinate
 
 
 MASTER = "master_check"
+CONSTANT, UNIT = "k", "u"        # prefixes of the named constants and of the display units' factors
 REQUIREMENTS_MET = "requirements_met"
 RECOMMENDATION = "decision.recommendation"
 ENTITY_PREFIX = {"device": "dev", "model": "model", "workload": "wl", "benchmark": "rec"}
@@ -73,13 +78,16 @@ def assign_names(keys: Iterable[str], reserved: Iterable[str] = ()) -> dict[str,
 def names_of(r: Results) -> dict[str, str]:
     """The defined name of every input key and every quantity key of the results."""
     keys = list(r.inputs) + [x.key for p in r.pairs for x in p.present()]
-    return assign_names(keys, reserved=(MASTER, REQUIREMENTS_MET, RECOMMENDATION))
+    reserved = [MASTER, REQUIREMENTS_MET, RECOMMENDATION] + [f"{CONSTANT}.{n}" for n in F.NAMED]
+    return assign_names(keys, reserved=reserved)
 
 
-def formula(e: F.Expr, names: dict[str, str], local: dict[str, str] | None = None) -> str:
-    """'=' and the expression in Excel: a reference is a `local` cell address, else a defined name."""
+def formula(e: F.Expr, names: dict[str, str], local: dict[str, str] | None = None,
+            constants: Any = None) -> str:
+    """'=' and the expression in Excel: a reference is a `local` cell address, else a defined name; a named
+    constant its name (with `constants`)."""
     local = local or {}
-    return "=" + F.to_excel(e, lambda ref: local.get(ref.key) or names[ref.key])
+    return "=" + F.to_excel(e, lambda ref: local.get(ref.key) or names[ref.key], constants=constants)
 
 
 def inverse_integer(factor: float) -> int | None:
@@ -90,17 +98,10 @@ def inverse_integer(factor: float) -> int | None:
     return round(inverse) if abs(inverse - round(inverse)) < 1e-9 * inverse else None
 
 
-def scaled(ref: str, factor: float) -> str:
-    """A conversion to a display unit: `x/1E-3`, or `x*3600` when the factor is 1/3600."""
-    if factor == 1:
-        return ref
-    n = inverse_integer(factor)
-    return f"{ref}*{n}" if n else f"{ref}/{excel_number(factor)}"
-
-
-def factor_cell(factor: float) -> float | str:
-    n = inverse_integer(factor)
-    return f"=1/{n}" if n else factor
+# Conversions a factor column shows as 1/N, by name.
+PER = {3600: constant("seconds_per_hour", 3600, "s/hour", "seconds in an hour"),
+       60: constant("seconds_per_minute", 60, "s/min", "seconds in a minute"),
+       86400: constant("seconds_per_day", 86400, "s/day", "seconds in a day"), 2629800: MONTH}
 
 
 # -- units a person reads ---------------------------------------------------------------------
@@ -223,14 +224,21 @@ def rule_of(inp: Input) -> Rule:
 
 
 def rule_check(rule: Rule, ref: F.Ref) -> list[F.Expr]:
+    """The conditions an input's value must meet; a limit other than 0, 1 or 2 is a named constant."""
     if rule.choices:
         return [ref > 0]
     out = []
     if rule.low is not None:
-        out.append(ref > rule.low if rule.strict else ref >= rule.low)
+        low = limit(rule.low, f"least_{ref.label}", f"the smallest {ref.label} the scenario language accepts")
+        out.append(ref > low if rule.strict else ref >= low)
     if rule.high is not None:
-        out.append(ref <= rule.high)
+        out.append(ref <= limit(rule.high, f"most_{ref.label}", f"the largest {ref.label} the scenario language "
+                                                                "accepts"))
     return out
+
+
+def limit(value: float, name: str, meaning: str) -> float | F.Const:
+    return value if value in (0, 1, 2) else constant(name, value, "", meaning)
 
 
 def validation(rule: Rule) -> Validation | None:
@@ -325,6 +333,11 @@ class Book:
         self.dev_col = {d: 3 + i for i, d in enumerate(self.devices)}
         self.error_cell: Cell | None = None      # the Checks cell counting error values (filled last)
         self.master: Cell | None = None
+        self.reconciled: list = []                      # (decision, the Summary range that reconciles its money)
+        self.option_cells: dict[str, list] = {}     # decision -> (option, its "meets", rank and "fails" cells)
+        self.objective: dict[str, str] = {}         # decision -> what it ranks by, what it requires, its budgets
+        self.constants: dict[str, F.Const] = {}         # name -> constant, for the Constants sheet
+        self.units: dict[tuple[str, float], str] = {}    # (display unit, factor) -> its name
         self.notes: list[str] = []
         self.env: dict[str, Any] = {k: i.value.value for k, i in results.inputs.items()}
         for p in results.pairs:
@@ -345,7 +358,31 @@ class Book:
         return PALETTE[i % len(PALETTE)]
 
     def formula(self, e: F.Expr, local: dict[str, str] | None = None) -> str:
-        return formula(e, self.names, local)
+        return formula(e, self.names, local, self.constant)
+
+    def constant(self, c: F.Const) -> str:
+        """The name of a named constant, listed on the Constants sheet."""
+        self.constants[c.name] = c
+        return f"{CONSTANT}.{c.name}"
+
+    def scaled(self, ref: str, factor: float, label: str) -> str:
+        """A conversion to a display unit: `x/u.ms`, the unit's size in SI base units on the Constants sheet."""
+        if factor == 1:
+            return ref
+        key = (label, factor)
+        if key not in self.units:
+            base = re.sub(r"[^A-Za-z0-9]+", "_", currency.label(label).replace("/", " per ")).strip("_") or "unit"
+            name, n = f"{UNIT}.{base}", 1
+            while name in self.units.values():
+                n += 1
+                name = f"{UNIT}.{base}_{n}"
+            self.units[key] = name
+        return f"{ref}/{self.units[key]}"
+
+    def factor_cell(self, factor: float) -> float | str:
+        """An Inputs factor: 1/3600 as `=1/k.seconds_per_hour`, else the number."""
+        n = inverse_integer(factor)
+        return f"=1/{self.constant(PER[n])}" if n in PER else factor
 
     def value(self, e: F.Expr, env: dict[str, Any] | None = None) -> Any:
         """The engine's value of an expression over the results (and `env`, e.g. a sweep's columns)."""
@@ -355,6 +392,16 @@ class Book:
                     local: dict[str, str] | None = None) -> Cell:
         """A cell holding an expression as a formula over names (or `local` addresses), with its value."""
         return put(ws, row, col, self.formula(e, local), fmt, value_of=self.value(e))
+
+    def cell_value(self, where: str) -> Any:
+        """The cached value of a cell given as 'Sheet!C12'."""
+        sheet, coord = where.split("!")
+        row, col = xl_cell_to_rowcol(coord)
+        c = self.sheets[sheet].cells.get((row + 1, col + 1))
+        return c.cached if c is not None else None
+
+    def master_value(self) -> bool:
+        return bool(self.master.cached) if self.master is not None else True
 
     def title(self, wid: str) -> str:
         w = self.scn.workloads[wid]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from ... import formulas as F
-from ...formulas.expr import FLEET_SEARCH, all_of
+from ...formulas.expr import FLEET_SEARCH, FLEET_SEARCH_C, all_of
 
 from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, Sheet, header, put, put_text, rule_check,
                    rule_of, widths)
+from xlsxwriter.utility import xl_cell_to_rowcol
+
 from .sheet import coordinate, has_error
 
 
@@ -29,22 +31,20 @@ SANITY = (
     ("demand consistent: average <= peak <= what the servers serve", ("demand_consistent",),
      lambda q: q["demand_consistent"]),
     (f"the fleet search found its fleet within {FLEET_SEARCH} extra replicas", ("servers", "servers_for_peak"),
-     lambda q: q["servers"] - q["servers_for_peak"] < FLEET_SEARCH),
+     lambda q: q["servers"] - q["servers_for_peak"] < FLEET_SEARCH_C),
 )
-ERROR_SHEETS = ("Calc", "Results", "Sweep", "Roofline")       # every calculation a reviewer relies on
+ERROR_SHEETS = ("Summary", "Calc", "Results", "Sweep", "Roofline")
+FIRST_ROW = {"Summary": 5}      # below the Summary's master check line (counting it would be circular)       # every calculation a reviewer relies on
 
 
 def sanity_checks(b: Book) -> list[tuple[str, str, F.Expr]]:
-    """(check, scope, expression): inputs within their ranges, rates below their peaks, shares in 0..1."""
+    """(check, scope, expression): each input within its range, rates below their peaks, shares in 0..1."""
     out = []
-    groups: dict[tuple[str, str], list[F.Expr]] = {}
     for inp in b.r.inputs.values():
         if isinstance(inp.value.value, (int, float)):
-            conds = rule_check(rule_of(inp), F.Ref(inp.key, inp.role))
-            groups.setdefault((inp.entity.kind, inp.entity.id), []).extend(conds)
-    for (kind, eid), conds in groups.items():
-        if conds:
-            out.append(("inputs within their ranges", f"{kind} {eid}", conds[0] if len(conds) == 1 else all_of(*conds)))
+            for cond in rule_check(rule_of(inp), F.Ref(inp.key, inp.role)):
+                out.append((f"input within its range: {F.to_text(cond)}", f"{inp.entity.kind} {inp.entity.id}: "
+                                                                          f"{inp.path}", cond))
     for p in b.r.pairs:
         q = {x.d.id: F.Ref(x.key, x.d.id) for x in p.present()}
         for text, needs, check in SANITY:
@@ -65,6 +65,15 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
         put_text(ws, row, 1, text)
         put_text(ws, row, 2, scope)
         held.append(bool(b.put_formula(ws, row, 3, e).cached))
+        row += 1
+    for dec, cells in b.reconciled:
+        put_text(ws, row, 1, "the money reconciles on Summary: capital / horizon + operating = monthly cost, "
+                             "every option")
+        put_text(ws, row, 2, f"decision on {dec.workload}")
+        summary = b.sheets["Summary"]
+        top, bottom = (xl_cell_to_rowcol(c) for c in cells.split("!")[1].split(":"))
+        held.append(all(summary.cell(r + 1, top[1] + 1).cached for r in range(top[0], bottom[0] + 1)))
+        put(ws, row, 3, f"=AND({cells})", value_of=held[-1])
         row += 1
     put_text(ws, row, 1, "no calculation error (#DIV/0!, #VALUE!, #NUM! ...) on " + ", ".join(ERROR_SHEETS))
     put_text(ws, row, 2, "every sheet")
@@ -98,7 +107,8 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
 def error_check(b: Book) -> None:
     """Count the error values over every calculation sheet: none, or the master check fails."""
     sheets = [b.sheets[t] for t in ERROR_SHEETS if t in b.sheets]
-    parts = [f"SUMPRODUCT(--ISERROR({ws.title}!A1:{coordinate(ws.max_row, ws.max_column)}))" for ws in sheets]
+    parts = [f"SUMPRODUCT(--ISERROR({ws.title}!A{FIRST_ROW.get(ws.title, 1)}:{coordinate(ws.max_row, ws.max_column)}))"
+             for ws in sheets]
     errors = any(has_error(c.cached for c in ws.cells.values()) or any(has_error(c.values) for c in ws.columns)
                  for ws in sheets)
     put(b.sheets["Checks"], b.error_cell.row, b.error_cell.col, f"=({'+'.join(parts)})=0", value_of=not errors)

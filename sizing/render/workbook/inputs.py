@@ -10,7 +10,7 @@ from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Input, Pair
 
-from .base import (Align, Book, Cell, ENTITY_ORDER, Shown, Sheet, by_workload, exact_format, factor_cell, header,
+from .base import (Align, Book, Cell, ENTITY_ORDER, Shown, Sheet, by_workload, exact_format, header,
                    input_shown, number_format, put, put_text, rule_of, validation, widths)
 
 
@@ -58,7 +58,7 @@ def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
         put(ws, row, 2, value, exact_format(value, shown.percent), "sizing input")
     put_text(ws, row, 3, "" if shown.percent else currency.label(shown.label))     # "55%" needs no second "%"
     decade = math.log10(shown.factor).is_integer() and abs(math.log10(shown.factor)) >= 4
-    put(ws, row, 4, factor_cell(shown.factor), "0E+00" if decade else "General", value_of=shown.factor)
+    put(ws, row, 4, b.factor_cell(shown.factor), "0E+00" if decade else "General", value_of=shown.factor)
     b.define(b.names[inp.key], put(ws, row, 5, f"=B{row}*D{row}", number_format([inp.value.value], base),
                                    value_of=inp.value.value))
     put_text(ws, row, 6, currency.units(inp.unit))

@@ -13,7 +13,7 @@ from ...formulas.expr import all_of
 from ...results import Decision, Option
 
 from .base import (Book, RECOMMENDATION, Sheet, by_workload, display_unit, header, number_format, numbers, put,
-                   put_text, qkey, scaled, widths)
+                   put_text, qkey, widths)
 from .sheet import column_letter
 from .inputs import align_text, block_header
 from .checks import colour_booleans
@@ -49,7 +49,7 @@ def headline_row(b: Book, ws: Sheet, row: int, pairs: list[Pair], cols: dict[int
     for p in pairs:
         key = qkey(p, d.id)
         if key is not None:
-            align_text(put(ws, row, cols[id(p)], "=" + scaled(b.names[key], shown.factor), fmt,
+            align_text(put(ws, row, cols[id(p)], "=" + b.scaled(b.names[key], shown.factor, shown.label), fmt,
                            value_of=shown_value(p.values.get(d.id), shown.factor)), values)
 
 
@@ -84,9 +84,11 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     shown = display_unit(values, d.unit if d else "", d.display if d else None)
     better = "higher" if dec.maximise else "lower"
     put_text(ws, row + 1, 1, "objective")
-    put_text(ws, row + 1, 2, f"{dec.objective} of workload {wid}: {better} is better; options must meet "
-                             f"{', '.join(dec.require) or 'no requirement'}"
-                             f"{', within the budget' if dec.budget else ''}")
+    b.objective[name] = (f"{dec.objective} of workload {wid}: {better} is better; options must meet "
+                         f"{', '.join(dec.require) or 'no requirement'}" +
+                         "".join(f"; {field} budget {currency.symbol()}{b.r.inputs[key].value.value:,.0f}"
+                                 for field in dec.budget if (key := f"decision.{dec.id}.budget.{field}") in b.r.inputs))
+    put_text(ws, row + 1, 2, b.objective[name])
     columns = sorted(dec.options, key=lambda o: option_order(b, dec, o))
     n = len(columns)
     if not n:
@@ -109,7 +111,7 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
         key = qkey(p, o.quantity) if p else None
         v = shown_value(p.values.get(o.quantity), shown.factor) if key is not None else None
         if key is not None:
-            put(ws, row + 3, col, "=" + scaled(b.names[key], shown.factor), fmt, value_of=v)
+            put(ws, row + 3, col, "=" + b.scaled(b.names[key], shown.factor, shown.label), fmt, value_of=v)
         cs = checks(b.r, entity, o.workload or wid, o.device, o.variant)
         meets = b.put_formula(ws, row + 4, col, all_of(*[x.expr for x in cs]) if len(cs) > 1 else
                               cs[0].expr if cs else F.Const(True)).cached
@@ -120,6 +122,8 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
         before = f"${first}${row + 5}:{c}{row + 5}"     # ties rank in column order, as the engine's stable sort
         put(ws, row + 6, col, f'=IF(ISNUMBER({c}{row + 5}),RANK({c}{row + 5},{eligible},{order})'
                               f'+COUNTIF({before},{c}{row + 5})-1,"")', value_of=None)
+        b.option_cells.setdefault(name, []).append((o, f"Results!{c}{row + 4}", f"Results!{c}{row + 6}",
+                                                     f"Results!{c}{row + 7}"))
         failed = " ".join(f"{x.quantity} ({x.workload})" for x in cs if not b.value(x.expr))
         put(ws, row + 7, col, fails_text(b, cs), value_of=failed)
     for k, place in enumerate(ranks(shown_values, dec.maximise)):

@@ -7,13 +7,15 @@ from typing import Any
 
 from ... import formulas as F
 from ... import kinds as K
+from ...formulas.expr import constant
 from ..format import scale_for
 
-from .base import Book, Sheet, header, put, put_text, qkey, scaled, widths
+from .base import Book, Sheet, header, put, put_text, qkey, widths
 from .sheet import Chart, Series
 
 
 # -- Roofline ----------------------------------------------------------------------------------
+DECADE = constant("decade", 10, "", "the roofline chart spans a decade below and above the intensities shown")
 
 
 @dataclass(frozen=True)
@@ -72,13 +74,20 @@ def roofline_sheet(b: Book, ws: Sheet) -> None:
         put_text(ws, 3, 1, "no device has both a peak rate and a memory bandwidth here", "sizing note")
         return
     label, factor = scale_for(max(p.values.get("peak_rate") or 0 for p in b.r.pairs), "FLOP/s")
-    xs = ",".join([r.ridge for r in tops] + [x for _, _, x, *_ in points])
-    values = [r.values[2] for r in tops] + [x for *_, x, _ in points]
-    low, high = min(values) / 10, max(values) * 10
+    xs = [(f"ridge point of {r.label}", r.ridge, r.values[2]) for r in tops] + \
+        [(f"intensity of {name}", x, v) for name, _, x, _, v, _ in points]
+    values = [v for *_, v in xs]
+    low, high = min(values) / DECADE.value, max(values) * DECADE.value
+    first = 7 + 3 * len(tops) + len(points) + 2        # the intensities shown, below the chart's table
+    span = f"C{first}:C{first + len(xs) - 1}"
     put_text(ws, 3, 1, "lowest intensity shown")
-    put(ws, 3, 2, f"=MIN({xs})/10", "0.000", value_of=low)
+    put(ws, 3, 2, f"=MIN({span})/{b.constant(DECADE)}", "0.000", value_of=low)
     put_text(ws, 4, 1, "highest intensity shown")
-    put(ws, 4, 2, f"=MAX({xs})*10", "#,##0", value_of=high)
+    put(ws, 4, 2, f"=MAX({span})*{b.constant(DECADE)}", "#,##0", value_of=high)
+    put_text(ws, first - 1, 1, "the intensities the chart spans, a decade either side", "sizing section")
+    for i, (what, name, value) in enumerate(xs):
+        put_text(ws, first + i, 1, what)
+        put(ws, first + i, 3, f"={name}", "#,##0.00", value_of=value)
     header(ws, 6, ["series", "point", "intensity (FLOP/byte)", f"rate ({label})"], right=range(3, 5))
     row, traces = 7, []
     for roof in tops:
@@ -86,23 +95,23 @@ def roofline_sheet(b: Book, ws: Sheet) -> None:
         corners = (("low", "$B$3", f"{roof.bandwidth}*$B$3", low, bandwidth * low),
                    ("ridge", roof.ridge, roof.peak, ridge, peak), ("high", "$B$4", roof.peak, high, peak))
         for i, corner in enumerate(corners):
-            roofline_row(ws, row + i, roof.label, *corner, factor)
+            roofline_row(b, ws, row + i, roof.label, *corner, factor, label)
         traces.append(Trace(roof.label, roof.device, row, row + 2))
         row += 3
     for name, device, *point in points:
-        roofline_row(ws, row, name, "operating point", *point, factor)
+        roofline_row(b, ws, row, name, "operating point", *point, factor, label)
         traces.append(Trace(name, device, row, row, point=True))
         row += 1
     ws.charts.append(roofline_chart(b, traces, label))
     widths(ws, {"A": 34, "B": 16, "C": 22, "D": 18})
 
 
-def roofline_row(ws: Sheet, row: int, label: str, what: str, x: str, y: str, x_value: float, y_value: float,
-                 factor: float) -> None:
-    put_text(ws, row, 1, label)
+def roofline_row(b: Book, ws: Sheet, row: int, series: str, what: str, x: str, y: str, x_value: float,
+                 y_value: float, factor: float, unit: str) -> None:
+    put_text(ws, row, 1, series)
     put_text(ws, row, 2, what)
     put(ws, row, 3, f"={x}", "#,##0.00", value_of=x_value)
-    put(ws, row, 4, "=" + scaled(f"({y})", factor), "#,##0.000", value_of=y_value / factor)
+    put(ws, row, 4, "=" + b.scaled(f"({y})", factor, unit), "#,##0.000", value_of=y_value / factor)
 
 
 def roofline_chart(b: Book, traces: list[Trace], label: str) -> Chart:

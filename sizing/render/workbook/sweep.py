@@ -12,7 +12,7 @@ from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Pair, SweepResult, sweep_paths
 
-from .base import Align, Book, ROW, Shown, Sheet, display_unit, number_format, numbers, plain, put, put_text, qkey, scaled
+from .base import Align, Book, ROW, Shown, Sheet, display_unit, number_format, numbers, plain, put, put_text, qkey
 from .sheet import Chart, Series, cached, column_letter
 from .sheet import Column as Cells
 
@@ -124,7 +124,7 @@ def live_sweep(b: Book, ws: Sheet, top: int, s: SweepResult) -> tuple[int, int]:
     for c in columns:
         src, values = source[(c.pair.device, c.qid)]
         shown = values / c.shown.factor if values.dtype.kind == "f" else values
-        ws.columns.append(Cells(c.col, rows.start, ["=" + scaled(f"{src}{r}", c.shown.factor) for r in rows],
+        ws.columns.append(Cells(c.col, rows.start, ["=" + b.scaled(f"{src}{r}", c.shown.factor, c.shown.label) for r in rows],
                                 [cached(v) for v in shown], c.format(s)))
     if len(rows) > 1 and columns:
         ws.charts.append(sweep_chart(b, ws, head, rows, columns, s, f"B{top + 1}"))

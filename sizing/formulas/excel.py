@@ -1,0 +1,82 @@
+"""Expressions as Excel formula text: references by name, named constants by name, the rest as classic functions."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from .expr import FLEET_SEARCH, PRECEDENCE, TAIL_C, TINY_C, BinOp, Call, Const, Expr, Ref, constant
+
+Names = Callable[[Ref], str]
+Constants = Callable[[Const], "str | None"]      # a named constant's name in the workbook; None: write the literal
+
+CANDIDATES = constant("candidates", tuple(range(FLEET_SEARCH)), "",
+                      f"the extra replicas the fleet search tries above the fleet for the peak (0 to {FLEET_SEARCH - 1})")
+EXCEL_FUNCS = {"max": "MAX", "min": "MIN", "and": "AND", "ln": "LN", "exp": "EXP"}
+
+
+def excel_number(x: float) -> str:
+    if isinstance(x, bool):
+        return "TRUE" if x else "FALSE"
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(float(x)).upper()      # 1e-05 -> 1E-05: the form every spreadsheet reads
+
+
+def literal(c: Const, constants: Constants | None) -> str:
+    named = constants(c) if constants and c.name else None
+    if named:
+        return named
+    if isinstance(c.value, tuple):
+        return "{" + ",".join(excel_number(v) for v in c.value) + "}"
+    if isinstance(c.value, str):
+        return '"' + c.value.replace('"', '""') + '"'
+    if isinstance(c.value, float) and math.isnan(c.value):
+        return '""'
+    return excel_number(c.value)
+
+
+def excel_erlang_c(c: str, a: str) -> str:
+    """Erlang C from Erlang B = Poisson pmf / cdf (the spreadsheet has no loops)."""
+    b = f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
+    return f"IF({a}<=0,0,IF({c}>{a},{c}*{b}/({c}-{a}*(1-{b})),1))"
+
+
+def excel_fleet_search(base: str, slots: str, a: str, per_server: str, arrivals: str,
+                       constants: Constants | None = None) -> str:
+    """Count the failing candidates with SUMPRODUCT over the offsets (a named range, or an array constant)."""
+    servers = f"({base}+{literal(CANDIDATES, constants)})"
+    c = f"({servers}*{slots})"
+    b = f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
+    erlang = f"IF({a}<=0,0,{c}*{b}/({c}-{a}*(1-{b})))"
+    return (f"SUMPRODUCT(--(LN({erlang}/{literal(TAIL_C, constants)}+{literal(TINY_C, constants)})"
+            f">{servers}*{per_server}-{arrivals}))")
+
+
+def to_excel(e: Expr, name: Names, parent: int = -1, constants: Constants | None = None) -> str:
+    """Excel formula text (without '=') with references rendered by `name` and named constants by `constants`."""
+    if isinstance(e, Ref):
+        return name(e)
+    if isinstance(e, Const):
+        return literal(e, constants)
+    if isinstance(e, BinOp):
+        p = PRECEDENCE[e.op]
+        # right operand of - and / binds tighter, so parenthesise equal precedence there
+        s = f"{to_excel(e.a, name, p, constants)}{e.op}{to_excel(e.b, name, p + (e.op in '-/'), constants)}"
+        return f"({s})" if p < parent else s
+    if isinstance(e, Call):
+        args = [to_excel(a, name, -1, constants) for a in e.args]
+        if e.fn == "ceil":
+            return f"ROUNDUP({args[0]},0)"
+        if e.fn == "floor":
+            return f"ROUNDDOWN({args[0]},0)"
+        if e.fn == "if":
+            return f"IF({','.join(args)})"
+        if e.fn == "unpriced_or":
+            return f"OR(NOT(ISNUMBER({args[0]})),{args[1]})"
+        if e.fn == "erlang_c":
+            return excel_erlang_c(*(f"({x})" for x in args))
+        if e.fn == "fleet_search":
+            return excel_fleet_search(*(f"({x})" for x in args), constants=constants)
+        return f"{EXCEL_FUNCS[e.fn]}({','.join(args)})"
+    raise TypeError(f"cannot render {e!r}")

@@ -1,0 +1,159 @@
+"""The Summary sheet: per option what finance asks first (how it is paid, capital, running cost, a year, the
+horizon, the unit cost), its requirements and rank; the recommendation; a reconciliation of the money."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import currency
+from ...decide import MONTHLY, pair_of
+from ...formulas.common import HORIZON, MONTH, YEAR_MONTHS
+from ...formulas.expr import constant
+from ...results import Decision, Option
+
+from .base import PER, Align, Book, MASTER, Sheet, header, put, put_text, widths
+from .checks import colour_booleans
+from .results import recommendation_name
+from .sheet import column_letter
+
+TOLERANCE = constant("tolerance", 1e-9, "", "relative difference two ways of computing one amount may show")
+PER_UNIT = {"fleet": ("cost_per_million_tokens", "cost_per_million_requests"),
+            "busy_hours": ("busy_hours_cost_per_million_tokens", "busy_hours_cost_per_million_requests"),
+            "api": ("api_cost_per_million_tokens",)}
+BASIS = {"busy_hours": "rent on demand", "api": "per token"}
+CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity assumed always to be had",
+          "api": "the provider's price and stated service level; its capacity is not modelled"}
+SERVING = ["option", "cost basis", "devices", "capital", "operating per month", "monthly cost (capital amortised)",
+           "horizon (months)", "cost per year (capital amortised)", "total over the horizon",
+           "cost per million tokens", "meets requirements", "rank", "capital / horizon + operating = monthly",
+           "fails", "note"]
+RUN = ["option", "cost basis", "devices", "cost of the run (one-off)", "duration (days)", "meets requirements",
+       "rank", "fails"]
+OWN = '=IF({0}="own","own (bought)",IF({0}="rent","rent (all hours)",{0}))'      # the engine's word, spelled out
+
+
+OK, FAILED = "OK", "FAILED: see Checks"
+
+
+def money(decimals: int = 0) -> str:
+    return f'"{currency.symbol()}"#,##0' + ("." + "0" * decimals if decimals else "")
+
+
+def summary_sheet(b: Book, ws: Sheet) -> None:
+    put_text(ws, 1, 1, "Summary: each option's money, requirements and rank; every figure a formula", "sizing title")
+    put_text(ws, 2, 1, f"amounts in {currency.code()}, the scenario's currency; nothing is converted", "sizing note")
+    put_text(ws, 3, 1, "master check")
+    put(ws, 3, 2, f'=IF({MASTER},"{OK}","{FAILED}")').bold = True      # its value is known once Checks is done
+    row = 5
+    if not b.r.decisions:
+        put_text(ws, row, 1, "no decision: no workload computes the objective", "sizing note")
+    b.reconciled = []
+    for i, dec in enumerate(b.r.decisions):
+        row = decision_summary(b, ws, row, dec, recommendation_name(i)) + 1
+    widths(ws, {"A": 34, "B": 16})
+    ws.widths |= {c: 15 for c in range(3, len(SERVING) - 1)} | {len(SERVING) - 1: 30, len(SERVING): 50}
+    ws.freeze = "B1"
+    ws.repeat_columns = "A:A"
+
+
+def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
+    serving = any(pair_of(b.r, dec, o) and "monthly_cost" in pair_of(b.r, dec, o).values for o in dec.options)
+    put_text(ws, row, 1, f"Decision: {dec.title}" if dec.title else f"Decision: {dec.workload}", "sizing section")
+    put_text(ws, row + 1, 1, "recommendation")
+    rec = b.named[name]
+    put(ws, row + 1, 2, f"={name}", value_of=rec.cached).bold = True
+    put_text(ws, row + 2, 1, "ranked by")
+    put_text(ws, row + 2, 2, b.objective.get(name, ""))
+    labels = SERVING if serving else RUN
+    if serving and not any(value(b, dec, o, "cost_per_million_tokens")[0] for o in dec.options):
+        labels = [("cost per million requests" if x == "cost per million tokens" else x) for x in labels]
+    header(ws, row + 3, labels, right=range(3, len(labels) + 1))
+    ws.heights[row + 3] = 45
+    for c in range(1, len(labels) + 1):
+        ws.cell(row + 3, c).align = Align("right" if c > 2 else None, "bottom", wrap=True)
+    first = row + 4
+    for k, (o, meets, rank, fails) in enumerate(b.option_cells.get(name, [])):
+        (serving_row if serving else run_row)(b, ws, first + k, dec, o, meets, rank)
+        put(ws, first + k, SERVING.index("fails") + 1 if serving else len(RUN), f'=IF({fails}="","",{fails})',
+            value_of=b.cell_value(fails) or "")
+    last = first + len(b.option_cells.get(name, [])) - 1
+    if last >= first:
+        n = len(labels)
+        meets = column_letter(labels.index("meets requirements") + 1)
+        colour_booleans(ws, f"{meets}{first}:{meets}{last}")
+        if serving:
+            check = column_letter(labels.index("capital / horizon + operating = monthly") + 1)
+            colour_booleans(ws, f"{check}{first}:{check}{last}")
+            b.reconciled.append((dec, f"Summary!{check}{first}:{check}{last}"))
+    return last + 1
+
+
+def value(b: Book, dec: Decision, o: Option, qid: str) -> tuple[str | None, Any]:
+    """The defined name of an option's quantity and its value (None when the option's pair has none)."""
+    p = pair_of(b.r, dec, o)
+    x = next((x for x in p.present() if x.d.id == qid), None) if p else None
+    return (b.names[x.key], p.values.get(qid)) if x else (None, None)
+
+
+def ref(ws: Sheet, row: int, col: int, b: Book, dec: Decision, o: Option, qid: str, fmt: str) -> Any:
+    name, v = value(b, dec, o, qid)
+    if name:
+        put(ws, row, col, f"={name}", fmt, value_of=v)
+    return v
+
+
+def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> None:
+    put_text(ws, row, 1, o.label)
+    fleet = o.variant == "fleet"
+    if fleet:
+        basis(ws, row, b, dec, o)
+        ref(ws, row, 3, b, dec, o, "fleet_devices", "#,##0")
+        capital = ref(ws, row, 4, b, dec, o, "capex", money())
+        operating = ref(ws, row, 5, b, dec, o, "opex_monthly", money())
+    else:
+        put_text(ws, row, 2, BASIS[o.variant])
+        put_text(ws, row, 15, CAVEAT[o.variant])
+        capital = 0.0
+        put(ws, row, 4, "=0", money(), value_of=0)
+        operating = ref(ws, row, 5, b, dec, o, MONTHLY[o.variant], money())
+    monthly = ref(ws, row, 6, b, dec, o, MONTHLY[o.variant], money())
+    amortisation = f"device.{o.device}.costs.amortisation"
+    if fleet and amortisation in b.r.inputs:
+        seconds, text = b.r.inputs[amortisation].value.value, b.names[amortisation]
+    else:
+        seconds, text = HORIZON.value, b.constant(HORIZON)
+    months = seconds / MONTH.value
+    put(ws, row, 7, f"={text}/{b.constant(MONTH)}", "#,##0", value_of=months)
+    priced = all(isinstance(v, (int, float)) for v in (capital, operating, monthly))
+    put(ws, row, 8, f'=IF(ISNUMBER(F{row}),F{row}*{b.constant(YEAR_MONTHS)},"")', money(),
+        value_of=monthly * YEAR_MONTHS.value if priced else None)
+    put(ws, row, 9, f'=IF(ISNUMBER(F{row}),D{row}+E{row}*G{row},"")', money(),
+        value_of=capital + operating * months if priced else None)
+    unit = next((q for q in PER_UNIT[o.variant] if value(b, dec, o, q)[0]), None)
+    if unit:
+        ref(ws, row, 10, b, dec, o, unit, money(2))
+    put(ws, row, 11, f"={meets}", value_of=b.cell_value(meets))
+    put(ws, row, 12, f"={rank}", value_of=b.cell_value(rank))
+    holds = not priced or abs(capital / months + operating - monthly) <= TOLERANCE.value * abs(monthly)
+    put(ws, row, 13, f"=IF(ISNUMBER(F{row}),ABS(D{row}/G{row}+E{row}-F{row})<={b.constant(TOLERANCE)}*ABS(F{row}),"
+                     "TRUE)", value_of=holds)
+
+
+def basis(ws: Sheet, row: int, b: Book, dec: Decision, o: Option) -> None:
+    """How a fleet is paid for, in words: own (bought) or rent (all hours)."""
+    name, v = value(b, dec, o, "cost_basis")
+    if name:
+        put(ws, row, 2, OWN.format(name), value_of={"own": "own (bought)", "rent": "rent (all hours)"}.get(v, v))
+
+
+def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> None:
+    put_text(ws, row, 1, o.label)
+    basis(ws, row, b, dec, o)
+    ref(ws, row, 3, b, dec, o, "devices", "#,##0")
+    ref(ws, row, 4, b, dec, o, "cost", money())
+    name, v = value(b, dec, o, "duration")
+    if name:
+        day = PER[86400]
+        put(ws, row, 5, f"={name}/{b.constant(day)}", "#,##0.0", value_of=v / day.value if v is not None else None)
+    put(ws, row, 6, f"={meets}", value_of=b.cell_value(meets))
+    put(ws, row, 7, f"={rank}", value_of=b.cell_value(rank))
