@@ -8,7 +8,7 @@ import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import openpyxl
 import pytest
@@ -68,8 +68,8 @@ def same(got: Any, want: Any) -> bool:
             and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-300))
 
 
-def named_values(source: Path, values: Path) -> dict[str, Any]:
-    """Every defined name's value: where the name points in `source`, read from `values`."""
+def named_values(source: Path | IO[bytes], values: Path | IO[bytes]) -> dict[str, Any]:
+    """Every defined name's value: where the name points in `source`, read from `values` (its stored values)."""
     wb, got = openpyxl.load_workbook(source), openpyxl.load_workbook(values, data_only=True)
     out = {}
     for name, dn in wb.defined_names.items():

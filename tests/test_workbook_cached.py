@@ -15,7 +15,7 @@ from sizing.render.workbook import MASTER, build, names_of, recommendation_name,
 from sizing.render.workbook.sweep import LIVE_CELLS
 from sizing.scenario import load_scenario_bytes
 
-from test_workbook import engine_values, same
+from test_workbook import engine_values, named_values, same
 
 NONE = "none: no option meets every requirement"
 
@@ -31,14 +31,7 @@ def books() -> dict[str, tuple]:
 
 def named_cached(data: bytes) -> dict[str, object]:
     """Every defined name's stored value, read as a reader without a calculation engine does."""
-    wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True)
-    out = {}
-    for name, dn in wb.defined_names.items():
-        (sheet, coord), = dn.destinations
-        if ":" in coord:            # a list (the fleet search's candidates), not one value
-            continue
-        out[name] = wb[sheet][coord.replace("$", "")].value
-    return out
+    return named_values(io.BytesIO(data), io.BytesIO(data))
 
 
 @pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])

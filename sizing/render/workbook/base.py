@@ -291,14 +291,7 @@ def header(ws: Sheet, row: int, labels: Iterable[str], col: int = 1, right: rang
 
 def widths(ws: Sheet, sizes: dict[str, float]) -> None:
     for letter, w in sizes.items():
-        ws.widths[column_index(letter)] = w
-
-
-def column_index(letter: str) -> int:
-    n = 0
-    for ch in letter:
-        n = n * 26 + ord(ch) - 64
-    return n
+        ws.widths[xl_cell_to_rowcol(f"{letter}1")[1] + 1] = w
 
 
 def plain(v: Any) -> Any:
@@ -333,14 +326,14 @@ class Book:
         self.dev_col = {d: 3 + i for i, d in enumerate(self.devices)}
         self.error_cell: Cell | None = None      # the Checks cell counting error values (filled last)
         self.master: Cell | None = None
-        self.reconciled: list = []                      # (decision, the Summary range that reconciles its money)
+        self.reconciled: list = []          # (decision, the Summary range that reconciles its money, whether it does)
         self.option_cells: dict[str, list] = {}     # decision -> (option, its "meets", rank and "fails" cells)
         self.objective: dict[str, str] = {}         # decision -> what it ranks by, what it requires, its budgets
         self.constants: dict[str, F.Const] = {}         # name -> constant, for the Constants sheet
         self.units: dict[tuple[str, float], str] = {}    # (display unit, factor) -> its name
         self.notes: list[str] = []
         self.env: dict[str, Any] = {k: i.value.value for k, i in results.inputs.items()}
-        for p in results.pairs:
+        for p in results.pairs:         # by each quantity's key (a record's names its record, not its device)
             for x in p.present():
                 v = p.values.get(x.d.id)
                 self.env[x.key] = math.nan if v is None else v

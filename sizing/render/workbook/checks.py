@@ -7,8 +7,6 @@ from ...formulas.expr import FLEET_SEARCH, FLEET_SEARCH_C, all_of
 
 from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, Sheet, header, put, put_text, rule_check,
                    rule_of, widths)
-from xlsxwriter.utility import xl_cell_to_rowcol
-
 from .sheet import coordinate, has_error
 
 
@@ -66,14 +64,12 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
         put_text(ws, row, 2, scope)
         held.append(bool(b.put_formula(ws, row, 3, e).cached))
         row += 1
-    for dec, cells in b.reconciled:
+    for dec, cells, holds in b.reconciled:
         put_text(ws, row, 1, "the money reconciles on Summary: capital / horizon + operating = monthly cost, "
                              "every option")
         put_text(ws, row, 2, f"decision on {dec.workload}")
-        summary = b.sheets["Summary"]
-        top, bottom = (xl_cell_to_rowcol(c) for c in cells.split("!")[1].split(":"))
-        held.append(all(summary.cell(r + 1, top[1] + 1).cached for r in range(top[0], bottom[0] + 1)))
-        put(ws, row, 3, f"=AND({cells})", value_of=held[-1])
+        held.append(holds)
+        put(ws, row, 3, f"=AND({cells})", value_of=holds)
         row += 1
     put_text(ws, row, 1, "no calculation error (#DIV/0!, #VALUE!, #NUM! ...) on " + ", ".join(ERROR_SHEETS))
     put_text(ws, row, 2, "every sheet")

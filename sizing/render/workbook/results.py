@@ -126,12 +126,13 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
                                                      f"Results!{c}{row + 7}"))
         failed = " ".join(f"{x.quantity} ({x.workload})" for x in cs if not b.value(x.expr))
         put(ws, row + 7, col, fails_text(b, cs), value_of=failed)
-    for k, place in enumerate(ranks(shown_values, dec.maximise)):
+    places = ranks(shown_values, dec.maximise)      # known once every column is: the rank cells' values
+    for k, place in enumerate(places):
         ws.cell(row + 6, 3 + k).cached = place if place is not None else ""
     best = "MAX" if dec.maximise else "MIN"
     labels = f"${first}${row + 2}:${last}${row + 2}"
     put_text(ws, row + 8, 1, "recommendation", "sizing section")
-    winner = next((o.label for o, place in zip(columns, ranks(shown_values, dec.maximise)) if place == 1), NONE)
+    winner = next((o.label for o, place in zip(columns, places) if place == 1), NONE)
     rec = put(ws, row + 8, 3, f'=IF(COUNT({eligible})=0,"{NONE}",'
                               f'INDEX({labels},MATCH({best}({eligible}),{eligible},0)))', value_of=winner)
     rec.bold = True

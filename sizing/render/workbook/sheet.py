@@ -116,7 +116,7 @@ class Chart:
 
 
 @dataclass
-class Column:
+class FormulaColumn:
     """Many formula cells of one column written at once (a sweep's rows): formula and cached value per row."""
 
     col: int
@@ -130,7 +130,7 @@ class Column:
 class Sheet:
     title: str
     cells: dict[tuple[int, int], Cell] = field(default_factory=dict)
-    columns: list[Column] = field(default_factory=list)
+    columns: list[FormulaColumn] = field(default_factory=list)
     widths: dict[int, float] = field(default_factory=dict)
     heights: dict[int, float] = field(default_factory=dict)
     merges: list[tuple[int, int, int, int]] = field(default_factory=list)
@@ -141,7 +141,6 @@ class Sheet:
     print_area: str | None = None
     repeat_rows: tuple[int, int] | None = None
     repeat_columns: str | None = None
-    breaks: list[int] = field(default_factory=list)                        # vertical page breaks (columns)
 
     def cell(self, row: int, col: int) -> Cell:
         c = self.cells.get((row, col))

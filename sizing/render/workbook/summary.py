@@ -57,7 +57,7 @@ def summary_sheet(b: Book, ws: Sheet) -> None:
 
 
 def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
-    serving = any(pair_of(b.r, dec, o) and "monthly_cost" in pair_of(b.r, dec, o).values for o in dec.options)
+    serving = any((p := pair_of(b.r, dec, o)) and "monthly_cost" in p.values for o in dec.options)
     put_text(ws, row, 1, f"Decision: {dec.title}" if dec.title else f"Decision: {dec.workload}", "sizing section")
     put_text(ws, row + 1, 1, "recommendation")
     rec = b.named[name]
@@ -67,24 +67,23 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> 
     labels = SERVING if serving else RUN
     if serving and not any(value(b, dec, o, "cost_per_million_tokens")[0] for o in dec.options):
         labels = [("cost per million requests" if x == "cost per million tokens" else x) for x in labels]
-    header(ws, row + 3, labels, right=range(3, len(labels) + 1))
+    header(ws, row + 3, labels)
     ws.heights[row + 3] = 45
     for c in range(1, len(labels) + 1):
         ws.cell(row + 3, c).align = Align("right" if c > 2 else None, "bottom", wrap=True)
-    first = row + 4
+    first, held = row + 4, []
     for k, (o, meets, rank, fails) in enumerate(b.option_cells.get(name, [])):
-        (serving_row if serving else run_row)(b, ws, first + k, dec, o, meets, rank)
+        held.append((serving_row if serving else run_row)(b, ws, first + k, dec, o, meets, rank))
         put(ws, first + k, SERVING.index("fails") + 1 if serving else len(RUN), f'=IF({fails}="","",{fails})',
             value_of=b.cell_value(fails) or "")
     last = first + len(b.option_cells.get(name, [])) - 1
     if last >= first:
-        n = len(labels)
         meets = column_letter(labels.index("meets requirements") + 1)
         colour_booleans(ws, f"{meets}{first}:{meets}{last}")
         if serving:
             check = column_letter(labels.index("capital / horizon + operating = monthly") + 1)
             colour_booleans(ws, f"{check}{first}:{check}{last}")
-            b.reconciled.append((dec, f"Summary!{check}{first}:{check}{last}"))
+            b.reconciled.append((dec, f"Summary!{check}{first}:{check}{last}", all(held)))
     return last + 1
 
 
@@ -102,7 +101,8 @@ def ref(ws: Sheet, row: int, col: int, b: Book, dec: Decision, o: Option, qid: s
     return v
 
 
-def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> None:
+def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> bool:
+    """One option's money; returns whether it reconciles (capital / horizon + operating = monthly)."""
     put_text(ws, row, 1, o.label)
     fleet = o.variant == "fleet"
     if fleet:
@@ -137,6 +137,7 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     holds = not priced or abs(capital / months + operating - monthly) <= TOLERANCE.value * abs(monthly)
     put(ws, row, 13, f"=IF(ISNUMBER(F{row}),ABS(D{row}/G{row}+E{row}-F{row})<={b.constant(TOLERANCE)}*ABS(F{row}),"
                      "TRUE)", value_of=holds)
+    return holds
 
 
 def basis(ws: Sheet, row: int, b: Book, dec: Decision, o: Option) -> None:

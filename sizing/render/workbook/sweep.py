@@ -14,7 +14,7 @@ from ...evaluate import Pair, SweepResult, sweep_paths
 
 from .base import Align, Book, ROW, Shown, Sheet, display_unit, number_format, numbers, plain, put, put_text, qkey
 from .sheet import Chart, Series, cached, column_letter
-from .sheet import Column as Cells
+from .sheet import FormulaColumn
 
 
 # -- Sweep -------------------------------------------------------------------------------------
@@ -107,7 +107,8 @@ def live_sweep(b: Book, ws: Sheet, top: int, s: SweepResult) -> tuple[int, int]:
     head = top + 1 + CHART_ROWS
     columns = grid(ws, head, s, pairs, K.get(pairs[0].kind).swept)
     qids = {c.qid for c in columns}
-    width = len(columns) + sum(len(sum(work_plan(p, qids, keys), [])) for p in pairs)      # cells a row
+    plans = [work_plan(p, qids, keys) for p in pairs]
+    width = len(columns) + sum(len(plan) + len(fixed) for plan, fixed in plans)        # cells a row
     xs = sample(b, s, max(2, LIVE_CELLS // max(width, 1)))
     rows = range(head + 2, head + 2 + len(xs))
     for r, x in zip(rows, xs):
@@ -117,15 +118,15 @@ def live_sweep(b: Book, ws: Sheet, top: int, s: SweepResult) -> tuple[int, int]:
              "sizing note")
     source: dict[tuple[str, str], tuple[str, np.ndarray]] = {}
     swept = np.asarray(xs, dtype=float)
-    for p in pairs:
-        letters = working_columns(b, ws, head + 1, work, rows, p, qids, keys, swept)
+    for p, plan in zip(pairs, plans):
+        letters = working_columns(b, ws, head + 1, work, rows, plan, keys, swept)
         source |= {(p.device, q): c for q, c in letters.items()}
         work += len(letters) + 1
     for c in columns:
         src, values = source[(c.pair.device, c.qid)]
         shown = values / c.shown.factor if values.dtype.kind == "f" else values
-        ws.columns.append(Cells(c.col, rows.start, ["=" + b.scaled(f"{src}{r}", c.shown.factor, c.shown.label) for r in rows],
-                                [cached(v) for v in shown], c.format(s)))
+        ws.columns.append(FormulaColumn(c.col, rows.start, ["=" + b.scaled(f"{src}{r}", c.shown.factor, c.shown.label)
+                                                            for r in rows], [cached(v) for v in shown], c.format(s)))
     if len(rows) > 1 and columns:
         ws.charts.append(sweep_chart(b, ws, head, rows, columns, s, f"B{top + 1}"))
     return rows.stop - 1, 1 + len(columns)
@@ -143,13 +144,13 @@ def sample(b: Book, s: SweepResult, most: int) -> list:
     return [s.values[i] for i in picked]
 
 
-def working_columns(b: Book, ws: Sheet, row: int, col: int, rows: range, p: Pair, qids: set[str],
+def working_columns(b: Book, ws: Sheet, row: int, col: int, rows: range, work: tuple[list[F.Planned], list[str]],
                     keys: set[str], swept: np.ndarray) -> dict[str, tuple[str, np.ndarray]]:
-    """Each quantity the shown ones need, one formula per row, with the engine's values row by row (the
+    """Each quantity of a pair's work plan, one formula per row, with the engine's values row by row (the
     formula graph evaluated on the swept values at once); returns qid -> (column letter, values).
 
     A quantity that does not move with the swept value reads its Calc cell by name."""
-    plan, fixed = work_plan(p, qids, keys)
+    plan, fixed = work
     letters = {x.key: column_letter(col + i) for i, x in enumerate(plan)}
     local = {k: f"$A{ROW}" for k in keys} | {k: f"{c}{ROW}" for k, c in letters.items()}
     env = {k: swept for k in keys}
@@ -161,8 +162,8 @@ def working_columns(b: Book, ws: Sheet, row: int, col: int, rows: range, p: Pair
         put_text(ws, row, col + i, key, "sizing header")
         values = np.broadcast_to(np.asarray(env.get(key, b.env[key])), swept.shape)
         # General format: SI values, and a million cells write faster
-        ws.columns.append(Cells(col + i, rows.start, [template.replace(ROW, str(r)) for r in rows],
-                                [cached(v) for v in values]))
+        ws.columns.append(FormulaColumn(col + i, rows.start, [template.replace(ROW, str(r)) for r in rows],
+                                        [cached(v) for v in values]))
         ws.widths[col + i] = 14
         out[key.rsplit("/", 1)[1]] = (column_letter(col + i), values)
     return out

@@ -154,9 +154,6 @@ def setup(ws: Any, s: Sheet, page: dict[str, str]) -> None:
         ws.repeat_rows(s.repeat_rows[0] - 1, s.repeat_rows[1] - 1)
     if s.repeat_columns:
         ws.repeat_columns(s.repeat_columns)
-    if s.breaks:
-        ws.fit_to_pages(0, 0)
-        ws.set_v_pagebreaks([b - 1 for b in s.breaks])
 
 
 def chart(wb: xlsxwriter.Workbook, title: str, spec: Chart) -> Any:
