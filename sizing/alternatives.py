@@ -121,8 +121,8 @@ def of(workloads: dict[str, Entity], wid: str) -> list[Entity]:
 def inherited(inputs: dict, workloads: dict[str, Entity], key: str) -> str | None:
     """The key of the workload input an alternative's input takes its value from (None when the alternative sets
     it, or it differs): in the workbook such an input follows the workload's cell, as the engine would."""
-    inp = inputs[key]
-    ent = inp.entity
+    inp = inputs.get(key)
+    ent = getattr(inp, "entity", None)         # a blank cost cell is a device's, never an alternative's
     if not getattr(ent, "alternative_of", ""):
         return None
     base = f"workload.{ent.alternative_of}.{inp.path}"

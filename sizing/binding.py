@@ -3,6 +3,7 @@ choice) under stable keys, and the text choices the definitions branch on."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,10 @@ class Input:
         return F.INPUTS[self.role].unit
 
 
+def input_values(inputs: dict[str, Input], blanks: dict[str, Input]) -> dict[str, Any]:
+    return {k: i.value.value for k, i in (inputs | blanks).items()}
+
+
 def derived(ent: Entity, v: Any, unit: str, text: str, source: str, like: str | None = None) -> Value:
     base = ent.values.get(like) if like else None
     line, col, file = (base.line, base.col, base.file) if base else (ent.line, ent.col, "")
@@ -47,6 +52,7 @@ class Binder:
     def __init__(self, scn: Scenario):
         self.scn = scn
         self.inputs: dict[str, Input] = {}
+        self.blanks: dict[str, Input] = {}      # a device's cost cells the scenario leaves out (F.OFFER)
 
     def add(self, role: str, ent: Entity, path: str, value: Value | None = None) -> F.Ref | None:
         value = value or ent.values.get(path)
@@ -56,7 +62,7 @@ class Binder:
         self.inputs.setdefault(key, Input(key, role, ent, path, value))
         return F.Ref(key, role)
 
-    def pair_inputs(self, w: Entity, d: Entity | None, precision: str) -> dict[str, F.Ref]:
+    def pair_inputs(self, w: Entity, d: Entity | None, precision: str, offers: bool = True) -> dict[str, F.Ref]:
         refs: dict[str, F.Ref | None] = {}
         arith = arithmetic(precision, d)
         m = self.scn.models.get(w.get("model")) if w.has("model") else None
@@ -68,11 +74,28 @@ class Binder:
                     refs[role] = self.add(role, ent, path.format(p=arith)) or refs.get(role)
         if d is not None:
             refs.update(self.family(d, refs, arith, w.get("kind")))
+            refs.update({role: self.blank(role, d) for role in F.COST_CELLS
+                         if refs.get(role) is None and (offers or role not in F.OFFER)})
         if (role := K.get(w.get("kind")).devices_role) is not None:
             per_device = f"devices.{d.id}" if d is not None else None
             refs[role] = self.add(role, w, per_device) if per_device in w.values else self.add(role, w, "devices")
         refs.update(self.choices(w, precision, arith))
         return {r: ref for r, ref in refs.items() if ref is not None}
+
+    def values(self) -> dict[str, Any]:
+        """key -> value of every input cell, blank ones as they read: what the formulas are evaluated over."""
+        return input_values(self.inputs, self.blanks)
+
+    def blank(self, role: str, d: Entity) -> F.Ref:
+        """A cost cell the device leaves blank: a price or purchase has no value (NaN: not offered that way), any
+        other reads as what the formulas take when the field is left out (F.BLANK_READS)."""
+        path = F.INPUTS[role].path("device")
+        key = f"device.{d.id}.{path}"
+        reads, text = F.BLANK_READS.get(role, (F.Const(math.nan), ""))
+        v = derived(d, reads.value, F.INPUTS[role].unit, "",
+                    f"not given: blank, read as {text}" if text else "not given: blank, not offered that way")
+        self.blanks.setdefault(key, Input(key, role, d, path, v))
+        return F.Ref(key, role)
 
     def family(self, d: Entity, refs: dict[str, F.Ref | None], arith: str, kind: str) -> dict[str, F.Ref | None]:
         """The device family's default for each efficiency and overhead the device does not state (compute
@@ -182,7 +205,19 @@ def texts_for(w: Entity, d: Entity | None, precision: str) -> dict[str, str]:
     return {k: v for k, v in t.items() if v is not None}
 
 
-def pair_plan(binder: Binder, w: Entity, d: Entity, precision: str | None = None) -> list[Planned]:
+def pair_plan(binder: Binder, w: Entity, d: Entity, precision: str | None = None,
+              offers: bool = True) -> list[Planned]:
+    """Every quantity of the pair bound to its inputs; without `offers`, as if a blank price or purchase cell were
+    not there (so the costs that need it are absent)."""
     precision = precision or w.get("precision")
-    inputs = binder.pair_inputs(w, d, precision)
+    inputs = binder.pair_inputs(w, d, precision, offers)
     return F.plan(w.get("kind"), inputs, texts_for(w, d, precision), f"{w.id}/{d.id}/")
+
+
+def not_offered(binder: Binder, w: Entity, d: Entity) -> frozenset:
+    """The quantities of a pair that need a price or purchase the device leaves blank (own_rate of a device not
+    sold, every cost of one not priced): the workbook keeps their formulas, live for a figure typed in, but the
+    results leave them out, as quantities that do not apply."""
+    def ids(plan: list[Planned]) -> set[str]:
+        return {x.d.id for x in plan if not isinstance(x.expr, F.Missing)}
+    return frozenset(ids(pair_plan(binder, w, d)) - ids(pair_plan(binder, w, d, offers=False)))

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import alternatives
 from . import formulas as F
-from .binding import Binder, Input, derived, pair_plan  # noqa: F401  (Input, derived: re-exported)
+from .binding import Binder, Input, derived, input_values, not_offered, pair_plan  # noqa: F401  (Input, derived: re-exported)
 from .errors import Problem
 from .formulas.graph import Planned, QuantityDef
 from . import kinds as K
@@ -38,8 +38,15 @@ class Pair:
     planned: list[Planned]
     compared: list[Planned] = field(default_factory=list)   # relations to the other devices' pairs
     values: dict[str, Any] = field(default_factory=dict)
+    absent: frozenset = frozenset()         # quantities not offered: a cost on a blank price or purchase cell
 
     def present(self) -> list[Planned]:
+        """The quantities that apply to the pair."""
+        return [p for p in self.cells() if p.d.id not in self.absent]
+
+    def cells(self) -> list[Planned]:
+        """Every quantity with a formula: those that apply, and the costs not offered (the workbook keeps them, live
+        for a price or purchase typed into a blank cell)."""
         return [p for p in self.planned + self.compared if not isinstance(p.expr, F.Missing)]
 
     def get(self, qid: str, default: Any = None) -> Any:
@@ -64,6 +71,11 @@ class Results:
     decisions: tuple[Decision, ...]
     problems: list[Problem]
     crossovers: list[Crossover] = field(default_factory=list)   # found without a sweep (matmul size)
+    blanks: dict[str, Input] = field(default_factory=dict)      # cost cells left blank (binding.Binder.blank)
+
+    def input_values(self) -> dict[str, Any]:
+        """key -> value of every input cell (blank ones as they read)."""
+        return input_values(self.inputs, self.blanks)
 
     @property
     def decision(self) -> Decision | None:
@@ -95,6 +107,7 @@ def plan_ref(p: Pair, qid: str) -> F.Ref | None:
 
 
 # -- evaluation -----------------------------------------------------------------------------
+
 def run(pairs: list[Pair], env: dict[str, Any], stages: tuple[str, ...] = ("planned", "compared")) -> dict[str, Any]:
     """Evaluate every present quantity of the pairs in order; env gains the results. The comparisons read
     the other devices' pairs: run only "planned" when not every pair of the workload is run."""
@@ -129,13 +142,14 @@ def evaluate_once(scn: Scenario) -> Results:
     pairs = []
     for w in scn.workloads.values():
         for did in scn.compare:
-            pairs.append(Pair(w.id, did, w.get("kind"), pair_plan(binder, w, scn.devices[did])))
+            d = scn.devices[did]
+            pairs.append(Pair(w.id, did, w.get("kind"), pair_plan(binder, w, d), absent=not_offered(binder, w, d)))
     pairs += benchmark_pairs(binder, scn, pairs)
     comparison_plans(pairs)
-    env = run(pairs, {k: i.value.value for k, i in binder.inputs.items()})
+    env = run(pairs, binder.values())
     for p in pairs:
         p.values = {x.d.id: scalar(env[x.key]) for x in p.present()}
-    problems = warnings(scn, pairs)
+    problems = warnings(scn, pairs, binder.blanks)
     sweeps = sweep(scn, binder, pairs, env) if scn.sweep else []
     if scn.sweep and not sweeps:
         s = scn.sweep
@@ -145,7 +159,7 @@ def evaluate_once(scn: Scenario) -> Results:
     for dec in scn.decisions:
         for field_name, role in BUDGETS:
             binder.add(role, dec, f"budget.{field_name}")
-    results = Results(scn, binder.inputs, pairs, sweeps, (), problems)
+    results = Results(scn, binder.inputs, pairs, sweeps, (), problems, blanks=binder.blanks)
     results.crossovers = size_crossovers(scn, pairs, env, sweeps)
     results.decisions = decide(results)
     return results
@@ -202,19 +216,28 @@ def calibration_refs(binder: Binder, pairs: list[Pair], b: Entity) -> dict[str, 
     return {k: v for k, v in out.items() if v is not None}
 
 
-def warnings(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
-    """A warning for each quantity left out for want of an input, once per entity and message."""
+def warnings(scn: Scenario, pairs: list[Pair], blanks: dict[str, Input]) -> list[Problem]:
+    """A warning for each quantity left out for want of an input, once per entity and message: absent from the
+    formulas (Missing), or without a value because the device's cost cells it needs are all blank."""
     seen, out = set(), []
     for p in pairs:
         if not K.get(p.kind).workload:
             continue
         w, d = scn.workloads[p.workload], scn.devices[p.device]
+        blank = {i.role for i in blanks.values() if i.entity is d and math.isnan(i.value.value)}
         for x in p.planned:
-            # warn only when the listed inputs are the whole reason the quantity is absent
-            if not (isinstance(x.expr, F.Missing) and x.d.warn and x.expr.names
-                    and x.expr.names <= set(x.d.warn_on)):
+            if not x.d.warn:
                 continue
-            device_roles = {r for r in x.expr.names if r in F.INPUTS and F.INPUTS[r].path("device")}
+            # warn only when the listed inputs are the whole reason the quantity is absent
+            if isinstance(x.expr, F.Missing):
+                names = x.expr.names
+            elif p.values.get(x.d.id) is None and set(x.d.warn_on) <= blank:
+                names = frozenset(x.d.warn_on)
+            else:
+                continue
+            if not (names and names <= set(x.d.warn_on)):
+                continue
+            device_roles = {r for r in names if r in F.INPUTS and F.INPUTS[r].path("device")}
             ent = d if device_roles else scn.models.get(w.get("model"), w)
             if (ent.id, x.d.warn) in seen:
                 continue
@@ -233,7 +256,7 @@ def sweep(scn: Scenario, binder: Binder, pairs: list[Pair], env: dict[str, Any])
         if (s.workload and w.id != s.workload) or (not s.workload and w.alternative_of):
             continue                      # a sweep without a workload sweeps the workloads, not their alternatives
         if s.parameter == "precision":
-            res = precision_sweep(scn, w, s) if scn.compare else None
+            res = precision_sweep(scn, w, s, pairs) if scn.compare else None
         else:
             keys = [f"workload.{w.id}.{p}" for p in sweep_paths(s.parameter)]
             if not all(k in binder.inputs for k in keys):
@@ -260,7 +283,7 @@ def as_array(v: Any, n: int) -> np.ndarray:
     return np.broadcast_to(np.asarray(v), (n,))
 
 
-def precision_sweep(scn: Scenario, w: Entity, s: Sweep) -> SweepResult:
+def precision_sweep(scn: Scenario, w: Entity, s: Sweep, pairs: list[Pair]) -> SweepResult:
     series: dict[str, dict[str, list]] = {}
     for prec in s.values:
         tmp = Binder(scn)
@@ -270,11 +293,13 @@ def precision_sweep(scn: Scenario, w: Entity, s: Sweep) -> SweepResult:
             if src == "precision":
                 wp.values[path] = replace(w.values[path], value=prec, text=prec)
         ps = [Pair(w.id, d, w.get("kind"), pair_plan(tmp, wp, scn.devices[d], prec)) for d in scn.compare]
-        senv = run(ps, {k: i.value.value for k, i in tmp.inputs.items()})
+        senv = run(ps, tmp.values())
         for p in ps:
             dev = series.setdefault(p.device, {})
-            for x in p.planned:
-                dev.setdefault(x.d.id, []).append(None if isinstance(x.expr, F.Missing) else scalar(senv[x.key]))
+            absent = next((q.absent for q in pairs if q.workload == w.id and q.device == p.device), frozenset())
+            for x in p.planned:                     # a cost not offered on the device is left out, as in its pair
+                if x.d.id not in absent:
+                    dev.setdefault(x.d.id, []).append(None if isinstance(x.expr, F.Missing) else scalar(senv[x.key]))
     return SweepResult("precision", w.id, list(s.values), series, [])
 
 
@@ -322,7 +347,7 @@ def refine(ab, qid: str, env: dict, keys: list[str], lo: float, hi: float) -> fl
 # -- what-if -----------------------------------------------------------------------------
 def what_if(results: Results, overrides: dict[str, Any], pairs: list[Pair] | None = None) -> dict[str, Any]:
     """Re-run the engine with some inputs replaced (scalars or numpy arrays); returns keys workload/device/qid."""
-    env = {k: i.value.value for k, i in results.inputs.items()}
+    env = results.input_values()
     follow = followers(results)
     env.update({k: v for key, v in overrides.items() for k in follow.get(key, ())})
     env.update(overrides)
@@ -352,7 +377,7 @@ def decide_with(results: Results, env: dict[str, Any], which: int = 0) -> Decisi
 def decide_each(r: Results, changes: list[tuple[str, float]], which: int = 0) -> list[Decision | None]:
     """The engine's decision (number `which`) with each (input, value) applied alone, in one vectorised run."""
     n = len(changes)
-    env: dict[str, Any] = {k: i.value.value for k, i in r.inputs.items()}
+    env: dict[str, Any] = r.input_values()
     follow = followers(r)
     for j, (key, v) in enumerate(changes):
         for k in (key, *follow.get(key, ())):          # an alternative's input it does not set moves with it

@@ -37,7 +37,7 @@ def changes(r: Results, workbook: str | Path) -> list[Change]:
     """The inputs whose yellow cell differs from the scenario, in the Inputs sheet's order."""
     import openpyxl
 
-    from .render.workbook import input_shown, names_of
+    from .render.workbook import blank_shown, input_shown, names_of
 
     try:
         wb = openpyxl.load_workbook(workbook)
@@ -47,21 +47,21 @@ def changes(r: Results, workbook: str | Path) -> list[Change]:
     ws = wb["Inputs"]
     names = names_of(r)
     out = []
-    for key, inp in r.inputs.items():
+    for key, inp in [*r.inputs.items(), *r.blanks.items()]:
         if alternatives.inherited(r.inputs, r.scenario.workloads, key):
             continue                                      # follows the workload's cell
         row = defined_row(wb, names.get(key))
         if row is None:
             continue
         cell = ws.cell(row, 2).value
-        old, shown = input_shown(inp)
-        if not isinstance(cell, (int, float)) or isinstance(cell, bool) or same(cell, old):
+        old, shown = (None, blank_shown(inp)) if key in r.blanks else input_shown(inp)
+        if not isinstance(cell, (int, float)) or isinstance(cell, bool) or (old is not None and same(cell, old)):
             continue
         path = yaml_path(r, inp)
         if path is None:
             raise OutputError(f"{workbook}: Inputs!B{row}: {key} was changed, but it follows from another field "
                               f"({inp.value.source}); change that field in the scenario instead")
-        out.append(Change(key, path, inp.value.text, text_of(cell, shown), inp.value.source))
+        out.append(Change(key, path, inp.value.text or "(blank)", text_of(cell, shown), inp.value.source))
     return out
 
 

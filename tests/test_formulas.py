@@ -46,7 +46,7 @@ def test_missing_inputs_propagate_and_optional_terms_drop():
 def pint_results(path):
     scn, _ = load_scenario(path)
     r = evaluate(scn)
-    env = {k: ureg.Quantity(i.value.value, i.unit) for k, i in r.inputs.items()}
+    env = {k: ureg.Quantity(i.value.value, i.unit) for k, i in (r.inputs | r.blanks).items()}
     const = lambda c: ureg.Quantity(c.value, c.unit) if c.unit else c.value  # noqa: E731
     for stage in ("planned", "compared"):
         for p in r.pairs:

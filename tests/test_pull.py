@@ -109,3 +109,21 @@ def test_an_alternatives_own_input_goes_back_under_the_alternative(tmp_path):
     assert [(c.path, c.old, c.new) for c in found] == [
         (("workloads", "chat", "alternatives", "bf16", "devices", "h100"), "4", "8")]
     assert "bf16: {precision: bf16, devices: {h100: 8, h200: 2, gaudi3: 2}" in text
+
+
+def test_a_purchase_typed_into_a_blank_cost_cell_becomes_a_costs_block(tmp_path):
+    src, book = built(tmp_path, "chat-70b-fp8")
+    type_into(book, "device.h200.costs.purchase", 30000)
+    type_into(book, "device.h200.costs.electricity", 0.15)
+    found, text = pulled(src, book)
+    assert [str(c) for c in found] == [
+        "devices.h200.costs.purchase: (blank) -> 30000 USD  (not given: blank, not offered that way)",
+        "devices.h200.costs.electricity: (blank) -> 0.15 USD/kWh  (not given: blank, read as 0 (no running cost))"]
+    assert "  h200:\n    from: nvidia-h200-sxm-141gb\n    price: 2.25 USD/hour\n    costs:\n      purchase: 30000 USD\n" \
+           "      electricity: 0.15 USD/kWh\n" in text
+    assert "# H100s may be bought: 3-year write-off" in text
+    (tmp_path / "edited.yaml").write_text(text)
+    scn, problems = load_scenario(tmp_path / "edited.yaml")
+    assert scn is not None, problems
+    h200 = evaluate(scn).pair("chat", "h200")
+    assert h200.values["own_rate"] > 0 and h200.values["cost_basis"] == "own"

@@ -43,6 +43,9 @@ WHAT_IFS = (
     WhatIf("utilisation", "chat-70b-fp8", "workload.chat.traffic.utilisation", 0.25, "utilisation: 50 %",
            "utilisation: 25 %"),
     WhatIf("batch-64", "chat-70b-fp8", "workload.chat.batch", 64, "batch: 16", "batch: 64"),
+    WhatIf("purchase-added", "chat-70b-fp8", "device.h200.costs.purchase", 15000,      # into a blank cell
+           "  h200:\n    from: nvidia-h200-sxm-141gb\n    price: 2.25 USD/hour\n",
+           "  h200:\n    from: nvidia-h200-sxm-141gb\n    price: 2.25 USD/hour\n    costs: {purchase: 15000 USD}\n"),
     WhatIf("batch-32", "ref-7b-decode", "workload.decode-batch-64.batch", 32, "    batch: 64\n",
            "    batch: 32\n"),
 )
@@ -122,7 +125,7 @@ def cases(recalc, tmp_path_factory) -> dict[str, Case]:
 def engine_values(r: Results, names: dict[str, str]) -> dict[str, Any]:
     """name -> engine value, for every input and every quantity of every pair."""
     out = {names[k]: i.value.value for k, i in r.inputs.items()}
-    out |= {names[x.key]: p.values[x.d.id] for p in r.pairs for x in p.present()}
+    out |= {names[x.key]: p.values.get(x.d.id) for p in r.pairs for x in p.cells()}   # not offered: blank
     return out
 
 
@@ -232,6 +235,17 @@ def test_doubling_a_price_changes_the_recommendation(cases):
     assert named_values(after.source, after.values)[RECOMMENDATION] == "h200, on demand as traffic needs"
 
 
+def test_a_purchase_price_typed_for_a_device_that_had_none_buys_it(cases):
+    """The H200 had no purchase price (a blank cost cell); typed in, owning it becomes the recommendation, in the
+    workbook as in the engine on the scenario with the price added."""
+    after = cases["purchase-added"]
+    assert after.results.decision.recommendation == "h200"
+    got = named_values(after.source, after.values)
+    assert got[RECOMMENDATION].startswith("h200") and "on demand" not in got[RECOMMENDATION]
+    assert got[after.names["chat/h200/cost_basis"]] == "own"
+    assert got[after.names["chat/h200/capex"]] == pytest.approx(after.results.pair("chat", "h200").values["capex"])
+
+
 def test_a_long_sweep_is_shown_as_evenly_spaced_live_rows(monkeypatch):
     monkeypatch.setattr(workbook.sweep, "MAX_LIVE_ROWS", 5)
     text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text()
@@ -285,7 +299,7 @@ def test_valid_name():
 def test_every_input_and_result_has_a_valid_unique_name(path):
     r = results_of(path.stem)
     names = names_of(r)
-    assert set(names) == set(r.inputs) | {x.key for p in r.pairs for x in p.present()}
+    assert set(names) == set(r.inputs) | set(r.blanks) | {x.key for p in r.pairs for x in p.cells()}
     assert all(valid_name(n) for n in names.values())
     assert len({n.lower() for n in names.values()}) == len(names)
     wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)))
@@ -371,9 +385,11 @@ def test_only_inputs_are_unlocked_and_every_sheet_is_protected():
     inputs = wb["Inputs"]
     validated = {(col, row) for dv in inputs.data_validations.dataValidation for rng in dv.sqref.ranges
                  for col in range(rng.min_col, rng.max_col + 1) for row in range(rng.min_row, rng.max_row + 1)}
-    editable = {(c.column, c.row) for row in inputs.iter_rows() for c in row
-                if c.value is not None and not c.protection.locked}
+    editable = {(c.column, c.row) for row in inputs.iter_rows() for c in row if not c.protection.locked}
     assert validated == editable
+    blank = {(c.column, c.row) for (c,) in inputs.iter_rows(min_col=2, max_col=2) if c.value is None
+             and not c.protection.locked}
+    assert len(blank) == len(results_of("chat-70b-fp8").blanks) > 20        # every device's cost cells it leaves out
 
 
 def test_inputs_are_shown_in_the_unit_the_user_wrote():

@@ -173,3 +173,30 @@ def test_summary_money_multiplies_out(books, name):
         assert capital / months + operating == pytest.approx(monthly, rel=1e-9)
         assert row["capital / horizon + operating = monthly"] is True
     assert any(row["capital"] > 0 for row in priced) or name == "chat-70b-fp8"
+
+
+COST_ROWS = ("rent_rate", "own_rate", "hourly_rate", "cost_basis", "owned_fleet", "breakeven_utilisation", "capex",
+             "opex_monthly", "monthly_cost", "annual_cost", "tco", "monthly_cost_rent", "monthly_cost_own",
+             "fleet_purchase", "busy_hours_monthly_cost", "cost_per_million_tokens", "cost_per_million_requests",
+             "cost", "cost_that_fits", "batch_job_cost")
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_every_cost_row_holds_one_formula_for_every_device(books, name):
+    """Every device has the same cost cells (blank where not given), so a cost row is one formula across the
+    devices, its own names apart: typing a purchase price for a device that had none flows to every total."""
+    r, data = books[name]
+    names = names_of(r)
+    token = {d: names[f"device.{d}.price"].split(".")[1] for d in r.scenario.compare}
+    ws = openpyxl.load_workbook(io.BytesIO(data))["Calc"]
+    heads = {c.column: c.value for row in ws.iter_rows(max_col=len(token) + 2) for c in row[2:]
+             if c.value in token}
+    rows = 0
+    for row in ws.iter_rows(min_col=1):
+        if row[0].value not in COST_ROWS:
+            continue
+        shapes = {re.sub(rf"\.{re.escape(token[heads[c.column]])}\.", ".D.", c.value)
+                  for c in row[2:] if isinstance(c.value, str) and c.value.startswith("=") and c.column in heads}
+        assert len(shapes) <= 1, (row[0].value, shapes)
+        rows += 1
+    assert rows >= 4

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .expr import Const, constant, exp, first_present, ln, maximum, Missing, sum_present, where
+from .expr import Const, constant, exp, first_present, given, ln, maximum, min_given, Missing, sum_present, where
 from .graph import NA
 
 # Unit factors: literals that carry a unit so that the pint check sees them.
@@ -38,6 +38,15 @@ RECOMPUTED_PASSES = constant("recomputed_passes", 4, "",
 EP_ALL_TO_ALLS = 2                              # per layer: dispatch to the experts and combine
 PREFILL_CHUNK = constant("prefill_chunk", 8192, "token",
                          "prompt tokens a runtime prefills at once (sets the activation workspace)")
+# A device's cost cells: every device has one for each, so that one formula serves every device and a figure typed
+# into a blank cell flows to every total. A blank price or purchase means "not offered that way" (no value); any
+# other blank cell reads as the value the formulas take when the field is left out (the language's default; no
+# power, electricity or hosting figure costs nothing), with the words the Inputs sheet shows.
+OFFER = ("price", "purchase")
+BLANK_READS = {"reserved_discount": (Const(0), "0 % (no discount)"), "amortisation": (HORIZON, "3 year"),
+               "power": (Const(0, "W"), "0 (no running cost)"), "pue": (Const(1), "1"),
+               "electricity": (Const(0, "USD/J"), "0 (no running cost)"), "hosting": (Const(0, "USD/s"), "0")}
+COST_CELLS = OFFER + tuple(BLANK_READS)
 NO_PRICE = "no price (hourly price or purchase): cost not computed"
 NO_FABRIC = ("no interconnect between the devices of a replica (interconnect.bandwidth): "
              "communication not counted")
@@ -62,12 +71,20 @@ def forced_basis(q) -> str | None:
 
 def owned(q):
     """Whether the totals own the device: as forced, else owning is cheaper than renting, or owning is all that is
-    priced."""
+    priced (a blank price or purchase cell: not offered that way)."""
     if forced_basis(q) is not None:
         return Const(forced_basis(q) == "own")
-    if q.has("own_rate") and q.has("rent_rate"):
-        return q.own_rate < q.rent_rate
-    return Const(q.has("own_rate")) if q.has("own_rate") or q.has("rent_rate") else NA
+    own, rent = q.own_rate, q.rent_rate
+    if isinstance(own, Missing) or isinstance(rent, Missing):     # a plan without a price or purchase cell
+        return NA if isinstance(own, Missing) and isinstance(rent, Missing) else Const(not isinstance(own, Missing))
+    return where(given(own), where(given(rent), own < rent, Const(True)), Const(False))
+
+
+def cheaper_given(a, b):
+    """The smaller of two rates where both hold a number, else the one that does (blank where neither does)."""
+    if isinstance(a, Missing) or isinstance(b, Missing):
+        return first_present(a, b)
+    return min_given(a, b)
 
 
 def used_parameters(q):

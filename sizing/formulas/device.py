@@ -1,7 +1,7 @@
 """Device quantities: rates, ridge points, cost per device."""
 
-from .common import FLOP_PER_MAC, forced_basis, owned
-from .expr import Const, Missing, first_present, min_present, sum_present, where
+from .common import FLOP_PER_MAC, cheaper_given, forced_basis, owned
+from .expr import Const, Missing, first_present, if_given, where
 from .graph import ALL, NA, quantity
 
 # -- device ---------------------------------------------------------------------------------
@@ -65,15 +65,20 @@ def delivered_bandwidth(q):
 @quantity(ALL, "rent_rate", "USD/s", "rental cost per device: hourly price × (1 − committed-use discount)",
           display="USD/hour", label="Rental cost per device, after any commitment discount")
 def rent_rate(q):
-    return q.price * (1 - q.reserved_discount) if q.has("reserved_discount") else q.price
+    return if_given(q.price * (1 - q.reserved_discount), q.price)
+
+
+@quantity(ALL, "running_rate", "USD/s", "running cost per owned device: power × PUE × electricity + hosting",
+          display="USD/hour", label="Running cost per owned device")
+def running_rate(q):
+    return if_given(q.power * q.pue * q.electricity + q.hosting, q.purchase)
 
 
 @quantity(ALL, "own_rate", "USD/s",
           "on-premises cost per device: purchase / amortisation + power × PUE × electricity + hosting",
           display="USD/hour", label="Owned cost per device")
 def own_rate(q):
-    return sum_present(q.purchase / q.amortisation, q.power * q.pue * q.electricity, q.hosting) \
-        if q.has("purchase") else q.purchase
+    return if_given(q.purchase / q.amortisation + q.running_rate, q.purchase)
 
 
 @quantity(ALL, "hourly_rate", "USD/s",
@@ -81,31 +86,31 @@ def own_rate(q):
           "or the basis the scenario forces",
           display="USD/hour", label="Hourly rate used")
 def hourly_rate(q):
-    forced = {"rent": q.price, "reserved": q.rent_rate, "own": q.own_rate}.get(forced_basis(q))
-    return forced if forced is not None else min_present(q.rent_rate, q.own_rate)
+    forced = {"rent": if_given(q.price, q.price), "reserved": q.rent_rate, "own": q.own_rate}.get(forced_basis(q))
+    return forced if forced is not None else cheaper_given(q.rent_rate, q.own_rate)
 
 
 @quantity(ALL, "cost_basis", "", "the basis of the hourly rate: own (purchase amortised + running costs), "
           "reserved (rented with a commitment discount) or rent (on demand)", label="Cost basis", type="label")
 def cost_basis(q):
     if forced_basis(q) is not None:
-        return Const(forced_basis(q)) if q.has("hourly_rate") else q.hourly_rate
-    rent = where(q.reserved_discount > 0, "reserved", "rent") if q.has("reserved_discount") else Const("rent")
-    flag = owned(q)
-    return flag if isinstance(flag, Missing) else where(flag, "own", rent)
+        return if_given(Const(forced_basis(q)), q.hourly_rate)
+    rent = where(q.reserved_discount > 0, "reserved", "rent")
+    flag = q.owned_fleet
+    return flag if isinstance(flag, Missing) else if_given(where(flag, "own", rent), q.hourly_rate)
 
 
 @quantity(ALL, "owned_fleet", "", "the totals buy the devices (cost basis own): what running on premises needs; "
           "a fleet costed as rented, even with a commitment, runs in the provider's cloud",
           label="Bought (on premises)", type="check")
 def owned_fleet(q):
-    return owned(q)
+    return if_given(owned(q), q.hourly_rate)
 
 
 @quantity(ALL, "breakeven_utilisation", "",
           "owning beats renting on demand (paying the hourly price only for busy hours) above this "
           "utilisation: own cost / hourly price", display="%", label="Utilisation where owning beats renting")
 def breakeven_utilisation(q):
-    return q.own_rate / q.price
+    return if_given(q.own_rate / q.price, q.own_rate, q.price)
 
 

@@ -72,6 +72,11 @@ def to_excel(e: Expr, name: Names, parent: int = -1, constants: Constants | None
             return f"ROUNDDOWN({args[0]},0)"
         if e.fn == "if":
             return f"IF({','.join(args)})"
+        if e.fn == "given":
+            return f"ISNUMBER({args[0]})"
+        if e.fn == "min_given":
+            a, b = args
+            return f"IF(ISNUMBER({a}),IF(ISNUMBER({b}),MIN({a},{b}),{a}),{b})"
         if e.fn == "unpriced_or":
             return f"OR(NOT(ISNUMBER({args[0]})),{args[1]})"
         if e.fn == "erlang_c":

@@ -112,6 +112,15 @@ def ln(x): return call("ln", x)
 def exp(x): return call("exp", x)
 def erlang_c(servers, load): return call("erlang_c", servers, load)
 def unpriced_or(x, cond): return call("unpriced_or", x, cond)
+def given(x): return call("given", x)
+def min_given(a, b): return call("min_given", a, b)
+
+
+def if_given(value, *needs):
+    """`value` where every one of `needs` holds a number, else nothing (a blank cell): a device not offered on a
+    basis (no price, no purchase) has no cost on it."""
+    cond = given(needs[0]) if len(needs) == 1 else all_of(*(given(x) for x in needs))
+    return where(cond, value, nothing())
 
 
 def fleet_search(base, slots, load, per_server, arrivals):
@@ -188,7 +197,15 @@ def _min(*xs):
 def _if(c, a, b):
     if isinstance(c, (bool, np.bool_)):
         return a if c else b
+    if _kind(a) != _kind(b) and "text" in (_kind(a), _kind(b)) or {_kind(a), _kind(b)} == {"bool", "number"}:
+        return np.where(c, np.asarray(a, dtype=object), np.asarray(b, dtype=object))    # a label or a check, or none
     return np.where(c, a, b)
+
+
+def _kind(x) -> str:
+    """text, bool or number: what a branch of an if holds (a check or a label beside no value keeps its type)."""
+    dtype = np.asarray(x).dtype
+    return "text" if dtype.kind in "UO" else "bool" if dtype.kind == "b" else "number"
 
 
 def _and(*xs):
@@ -288,6 +305,22 @@ def _plain(x):
     return x if isinstance(x, np.ndarray) else float(x)
 
 
+def _given(x):
+    """Whether `x` holds a number (not NaN: a blank input or a result with no value)."""
+    x = _magnitude(x)
+    if _scalar(x):
+        return x is not None and not isinstance(x, str) and not math.isnan(x)
+    return ~np.isnan(np.asarray(x, dtype=float))
+
+
+def _min_given(a, b):
+    """The smaller of a and b where both hold a number, else the one that does (NaN where neither does)."""
+    ma, mb = _magnitude(a), _magnitude(b)         # a pint quantity keeps its unit
+    if _scalar(ma, mb):
+        return b if math.isnan(ma) else a if math.isnan(mb) else a if ma <= mb else b
+    return np.fmin(a, b)
+
+
 def _unpriced_or(x, cond):
     """`cond`, or true where `x` has no number (an option not priced passes a budget it does not spend)."""
     x = _magnitude(x)
@@ -298,7 +331,8 @@ def _unpriced_or(x, cond):
 
 FUNCS: dict[str, Callable] = {"max": _max, "min": _min, "ceil": _ceil, "floor": _floor, "if": _if, "and": _and,
                               "ln": _ln, "exp": _exp, "erlang_c": _erlang_c, "fleet_search": _fleet_search,
-                              "unpriced_or": _unpriced_or}
+                              "unpriced_or": _unpriced_or, "given": _given,
+                              "min_given": _min_given}
 def _div(a, b):
     """a / b; dividing by zero gives inf or nan as numpy and the spreadsheet (#DIV/0!) do, never an exception."""
     if _scalar(a, b) and b == 0:
@@ -338,6 +372,8 @@ def to_text(e: Expr, parent: int = -1) -> str:
         v = e.value
         if isinstance(v, float) and math.isnan(v):
             return NOTHING_TEXT
+        if isinstance(v, bool):
+            return "true" if v else "false"
         s = f"{v:g}" if not float(v).is_integer() or abs(v) >= 1e6 else str(int(v))
         return f"{s} {e.unit}".strip() if e.unit else s
     if isinstance(e, BinOp):
@@ -347,7 +383,9 @@ def to_text(e: Expr, parent: int = -1) -> str:
     if isinstance(e, Call):
         names = {"if": "if", "and": "all", "ceil": "ceil", "floor": "floor", "max": "max", "min": "min",
                  "ln": "ln", "exp": "exp", "erlang_c": "erlang_c", "fleet_search": "fleet_search",
-                 "unpriced_or": "unpriced_or"}
+                 "unpriced_or": "unpriced_or", "min_given": "min of those given"}
+        if e.fn == "given":
+            return f"{to_text(e.args[0], PRECEDENCE['<'])} given"
         return f"{names[e.fn]}({', '.join(to_text(a) for a in e.args)})"
     raise TypeError(f"cannot render {e!r}")
 

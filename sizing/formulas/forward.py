@@ -3,7 +3,7 @@
 from .common import (FLOP_PER_PARAM_TOKEN, MILLION, MONTH, NO_FABRIC, REQUEST, REQUEST_COPIES, TOKEN,
                      TP_ALL_REDUCES, all_reduce, attention_flops, embedding, plus, roofline_time,
                      weights_read, without_fabric)
-from .expr import first_present, Missing, sum_present
+from .expr import first_present, if_given, Missing, sum_present
 from .graph import NA, comparison, quantity
 from .traffic import priced
 
@@ -136,7 +136,7 @@ def fw_batch_job_time(q):
 @quantity("forward", "batch_job_cost", "USD", "bulk job: time × devices per replica × price", display="USD",
           label="Bulk job cost")
 def fw_batch_job_cost(q):
-    return q.batch_job_time * q.replica_devices * q.hourly_rate
+    return if_given(q.batch_job_time * q.replica_devices * q.hourly_rate, q.hourly_rate)
 
 
 @comparison(("forward",), "speedup_vs", "", "latency on the other device / latency here", base="latency")

@@ -1,8 +1,8 @@
 """Traffic: replicas for the peak with queueing (Erlang C), utilisation, and the serving costs."""
 
-from .common import HORIZON, MILLION, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, forced_basis, owned
-from .expr import (TAIL_C, TINY_C, Const, Missing, all_of, all_present, ceil, erlang_c, first_present, fleet_search, ln,
-                   maximum, nothing, sum_present, where)
+from .common import HORIZON, MILLION, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, forced_basis
+from .expr import (TAIL_C, TINY_C, Const, Missing, all_of, all_present, ceil, erlang_c, first_present, fleet_search,
+                   given, ln, maximum, nothing, sum_present, where)
 from .graph import NA, quantity
 
 TRAFFIC = ("generate", "forward")
@@ -46,29 +46,29 @@ def fleet_devices(q):
 @quantity(TRAFFIC, "fleet_purchase", "USD", "capital to buy the fleet: devices × purchase price", display="USD",
           label="Purchase of the fleet")
 def fleet_purchase(q):
-    return priced(q, q.fleet_devices * q.purchase)
+    return priced(q, q.fleet_devices * q.purchase, q.purchase)
 
 
 @quantity(TRAFFIC, "capex", "USD", "capital: the fleet's purchase where it is owned, else nothing",
           display="USD", label="Capital expense")
 def capex(q):
-    flag = owned(q)
+    flag = q.owned_fleet
     if isinstance(flag, Missing):
         return flag
-    return priced(q, where(flag, q.fleet_devices * q.purchase, 0) if q.has("purchase") else Const(0, "USD"))
+    return priced(q, where(flag, q.fleet_devices * q.purchase, Const(0, "USD")) if q.has("purchase") else
+                  Const(0, "USD"))
 
 
 @quantity(TRAFFIC, "opex_monthly", "USD/month",
           "running cost per month: owned, devices × (power × PUE × electricity + hosting); rented, devices × the "
           "rental rate", display="USD/month", label="Operating expense per month")
 def opex_monthly(q):
-    running = sum_present(q.power * q.pue * q.electricity, q.hosting, Const(0, "USD/s"))
-    flag = owned(q)
+    flag = q.owned_fleet
     if isinstance(flag, Missing):
         return flag
     rent = q.price if forced_basis(q) == "rent" else q.rent_rate
-    per_device = where(flag, running, rent) if q.has("rent_rate") else running
-    return priced(q, q.fleet_devices * per_device * MONTH)
+    running = q.running_rate                # absent in a plan without a purchase cell: only renting is priced
+    return priced(q, q.fleet_devices * (rent if isinstance(running, Missing) else where(flag, running, rent)) * MONTH)
 
 
 @quantity(TRAFFIC, "annual_cost", "USD", "one year of the monthly cost", display="USD", label="Cost per year")
@@ -80,7 +80,7 @@ def annual_cost(q):
           "total cost over the horizon (the amortisation period; 3 years where none is given): capital + "
           "operating expense × months", display="USD", label="Total cost of ownership")
 def tco(q):
-    horizon = q.amortisation if q.has("amortisation") else HORIZON
+    horizon = first_present(q.amortisation, HORIZON)
     return priced(q, q.capex + q.opex_monthly * horizon / MONTH)
 
 
@@ -158,10 +158,13 @@ def feasible(q):
     return all_present(q.fits, q.meets_targets, q.demand_consistent)
 
 
-def priced(q, value):
-    """A fleet's money where the fleet is feasible, else nothing (a blank cell): an infeasible option has no price."""
+def priced(q, value, *needs):
+    """A fleet's money where the fleet is feasible and priced (its hourly rate, or each of `needs`, holds a number),
+    else nothing (a blank cell): an infeasible option, or one not offered on that basis, has no price."""
     ok = q.feasible_fleet
-    return value if isinstance(ok, Missing) or isinstance(value, Missing) else where(ok, value, nothing())
+    if isinstance(ok, Missing) or isinstance(value, Missing):
+        return value
+    return where(all_of(ok, *(given(x) for x in needs or (q.hourly_rate,))), value, nothing())
 
 
 @quantity(TRAFFIC, "average_utilisation", "", "busy share of the whole fleet at the average traffic",
@@ -195,13 +198,13 @@ def monthly_cost(q):
 @quantity("generate", "monthly_cost_rent", "USD/month", "the fleet rented: devices in the fleet × rental cost",
           display="USD/month", label="Monthly cost, rented (after any commitment discount)")
 def gen_monthly_rent(q):
-    return priced(q, q.fleet_devices * q.rent_rate * MONTH)
+    return priced(q, q.fleet_devices * q.rent_rate * MONTH, q.rent_rate)
 
 
 @quantity("generate", "monthly_cost_own", "USD/month", "the fleet owned: devices in the fleet × on-premises cost",
           display="USD/month", label="Monthly cost, owned")
 def gen_monthly_own(q):
-    return priced(q, q.fleet_devices * q.own_rate * MONTH)
+    return priced(q, q.fleet_devices * q.own_rate * MONTH, q.own_rate)
 
 
 @quantity("generate", "api_cost_per_request", "USD/request",
@@ -258,18 +261,18 @@ def busy_hours_devices(q):
           "on demand as traffic needs: devices rented on average × the on-demand price × one month",
           display="USD/month", label="Monthly cost, on demand as traffic needs")
 def busy_hours_monthly(q):
-    return priced(q, q.busy_hours_devices * q.price * MONTH)
+    return priced(q, q.busy_hours_devices * q.price * MONTH, q.price)
 
 
 @quantity("generate", "busy_hours_cost_per_million_tokens", "USD/Mtoken",
           "on demand as traffic needs: its monthly cost / output tokens served per month, per million",
           display="USD/Mtoken", label="Cost per million output tokens, on demand as traffic needs")
 def gen_busy_hours_per_million(q):
-    return priced(q, q.busy_hours_monthly_cost / q.tokens_per_month * PER_MILLION)
+    return priced(q, q.busy_hours_monthly_cost / q.tokens_per_month * PER_MILLION, q.price)
 
 
 @quantity("forward", "busy_hours_cost_per_million_requests", "USD",
           "on demand as traffic needs: its monthly cost / requests served per month × one million requests",
           display="USD", label="Cost per million requests, on demand as traffic needs")
 def fw_busy_hours_per_million(q):
-    return priced(q, q.busy_hours_monthly_cost / (q.average_rate * MONTH) * REQUEST * MILLION)
+    return priced(q, q.busy_hours_monthly_cost / (q.average_rate * MONTH) * REQUEST * MILLION, q.price)

@@ -3,7 +3,7 @@
 from .common import (ATTENTION_FLOP, FLOP_PER_PARAM_TOKEN, NO_FABRIC, NO_PRICE, PASS_FLOP_PER_PARAM_TOKEN, TOKEN,
                      COMPUTE_PASSES, RECOMPUTED_PASSES, TRAIN_TP_ALL_REDUCES, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce, plus, used_parameters,
                      without_fabric)
-from .expr import ceil, first_present, floor, max_present, maximum, nothing, sum_present, where
+from .expr import ceil, first_present, floor, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
 
 @quantity("train", "trainable_parameters", "", "parameters trained: all (full) or the LoRA share",
@@ -208,7 +208,7 @@ def tr_meets_targets(q):
           "(a setup that cannot run is not priced)", display="USD", warn=NO_PRICE, warn_on=("price", "purchase"),
           label="Training cost")
 def tr_cost(q):
-    return where(q.fits, q.duration * q.devices * q.hourly_rate, nothing())
+    return where(q.fits, if_given(q.duration * q.devices * q.hourly_rate, q.hourly_rate), nothing())
 
 
 @quantity("train", "devices_that_fit", "", "the fewest whole replicas that hold the state, and at least the devices "
@@ -233,4 +233,4 @@ def tr_duration_that_fits(q):
           display="USD",
           label="Training cost on devices that hold the state")
 def tr_cost_that_fits(q):
-    return q.duration_that_fits * q.devices_that_fit * q.hourly_rate
+    return if_given(q.duration_that_fits * q.devices_that_fit * q.hourly_rate, q.hourly_rate)

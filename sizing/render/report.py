@@ -735,7 +735,7 @@ def method(r: Results) -> tuple[MethodGroup, ...]:
         found: dict[str, QuantityDef] = {}
         for p in pairs:
             for x in p.planned:
-                if isinstance(x.expr, F.Missing):
+                if isinstance(x.expr, F.Missing) or x.d.id in p.absent:
                     continue
                 found.setdefault(x.d.id, x.d)
                 variants.setdefault(x.d.id, {}).setdefault(currency.units(F.to_text(x.expr)), []).append(p.device)

@@ -9,7 +9,7 @@ from ... import __version__, currency
 from ...evaluate import Results
 from ...output import build_datetime, write_atomic
 
-from .base import MASTER, RECOMMENDATION, REQUIREMENTS_MET, Book, input_shown, names_of, valid_name
+from .base import MASTER, RECOMMENDATION, REQUIREMENTS_MET, Book, blank_shown, input_shown, names_of, valid_name
 from .inputs import calc_sheet, inputs_sheet
 from .checks import checks_sheet, error_check
 from .results import recommendation_name, results_sheet
@@ -21,7 +21,7 @@ from .summary import FAILED, OK, summary_sheet
 from . import xlsx
 
 
-__all__ = ["MASTER", "RECOMMENDATION", "REQUIREMENTS_MET", "build", "input_shown", "names_of", "recommendation_name",
+__all__ = ["MASTER", "RECOMMENDATION", "REQUIREMENTS_MET", "blank_shown", "build", "input_shown", "names_of", "recommendation_name",
            "valid_name", "workbook_bytes", "write_workbook"]
 
 SHEETS = ("Summary", "README", "Inputs", "Calc", "Results", "Sweep", "Checks", "Roofline", "Constants")

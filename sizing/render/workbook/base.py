@@ -77,7 +77,7 @@ def assign_names(keys: Iterable[str], reserved: Iterable[str] = ()) -> dict[str,
 
 def names_of(r: Results) -> dict[str, str]:
     """The defined name of every input key and every quantity key of the results."""
-    keys = list(r.inputs) + [x.key for p in r.pairs for x in p.present()]
+    keys = list(r.inputs) + list(r.blanks) + [x.key for p in r.pairs for x in p.cells()]
     reserved = [MASTER, REQUIREMENTS_MET, RECOMMENDATION] + [f"{CONSTANT}.{n}" for n in F.NAMED]
     return assign_names(keys, reserved=reserved)
 
@@ -183,6 +183,17 @@ def input_shown(inp: Input) -> tuple[float, Shown]:
         return typed
     label, factor = scale_for(v, inp.unit) if inp.unit in SCALES else (TEXT_UNITS.get(inp.unit, inp.unit), 1.0)
     return float(f"{v / factor:.12g}"), Shown(label, factor)
+
+
+def blank_shown(inp: Input) -> Shown:
+    """The unit a blank cost cell takes a value in: its field's example's ('30000 USD' -> USD, '0.12 USD/kWh')."""
+    f = field_of(inp)
+    if isinstance(getattr(f, "type", None), S.Fraction):
+        return Shown("%", 1.0, True)
+    if not inp.unit or f is None or not f.example:
+        return Shown("")
+    unit = split_quantity(f.example)[1]
+    return Shown(unit.replace("USD ", "USD"), to_unit(1.0, unit, inp.unit))
 
 
 def typed_unit(inp: Input) -> tuple[float, Shown] | None:
@@ -300,7 +311,7 @@ def plain(v: Any) -> Any:
 
 
 def qkey(p: Pair, qid: str) -> str | None:
-    return next((x.key for x in p.present() if x.d.id == qid), None)
+    return next((x.key for x in p.cells() if x.d.id == qid), None)
 
 
 def by_workload(pairs: list[Pair]) -> dict[str, list[Pair]]:
@@ -332,9 +343,10 @@ class Book:
         self.constants: dict[str, F.Const] = {}         # name -> constant, for the Constants sheet
         self.units: dict[tuple[str, float], str] = {}    # (display unit, factor) -> its name
         self.notes: list[str] = []
-        self.env: dict[str, Any] = {k: i.value.value for k, i in results.inputs.items()}
+        self.typed: dict[str, str] = {}     # a blank cost cell's key -> the cell a value is typed into
+        self.env: dict[str, Any] = results.input_values()
         for p in results.pairs:         # by each quantity's key (a record's names its record, not its device)
-            for x in p.present():
+            for x in p.cells():
                 v = p.values.get(x.d.id)
                 self.env[x.key] = math.nan if v is None else v
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ... import formulas as F
 from ...formulas.expr import FLEET_SEARCH, FLEET_SEARCH_C, all_of
 
@@ -35,14 +37,20 @@ ERROR_SHEETS = ("Summary", "Calc", "Results", "Sweep", "Roofline")
 FIRST_ROW = {"Summary": 5}      # below the Summary's master check line (counting it would be circular)       # every calculation a reviewer relies on
 
 
+TYPED = "#typed"       # a blank cost cell's own value (the cell typed into), beside the value it reads as
+
+
 def sanity_checks(b: Book) -> list[tuple[str, str, F.Expr]]:
     """(check, scope, expression): each input within its range, rates below their peaks, shares in 0..1."""
     out = []
-    for inp in b.r.inputs.values():
+    for inp in [*b.r.inputs.values(), *b.r.blanks.values()]:
         if isinstance(inp.value.value, (int, float)):
-            for cond in rule_check(rule_of(inp), F.Ref(inp.key, inp.role)):
-                out.append((f"input within its range: {F.to_text(cond)}", f"{inp.entity.kind} {inp.entity.id}: "
-                                                                          f"{inp.path}", cond))
+            ref = F.Ref(inp.key, inp.role)
+            for cond in rule_check(rule_of(inp), ref):
+                text = f"input within its range: {F.to_text(cond)}"
+                if inp.key in b.r.blanks:           # a blank cost cell passes until a value is typed in
+                    text, cond = f"{text}, or blank", F.unpriced_or(F.Ref(inp.key + TYPED, inp.role), cond)
+                out.append((text, f"{inp.entity.kind} {inp.entity.id}: {inp.path}", cond))
     for p in b.r.pairs:
         q = {x.d.id: F.Ref(x.key, x.d.id) for x in p.present()}
         for text, needs, check in SANITY:
@@ -59,10 +67,12 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
     row = 7
     first = row
     held = []
+    typed = {k + TYPED: cell for k, cell in b.typed.items()}
     for text, scope, e in sanity_checks(b):
         put_text(ws, row, 1, text)
         put_text(ws, row, 2, scope)
-        held.append(bool(b.put_formula(ws, row, 3, e).cached))
+        held.append(bool(put(ws, row, 3, b.formula(e, typed), value_of=b.value(e, dict.fromkeys(typed, math.nan)))
+                         .cached))
         row += 1
     for dec, cells, holds in b.reconciled:
         put_text(ws, row, 1, "the money reconciles on Summary: capital / horizon + operating = monthly cost, "

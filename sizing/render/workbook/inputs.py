@@ -9,8 +9,9 @@ from ... import alternatives, currency
 from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Input, Pair
+from ...formulas.expr import nothing
 
-from .base import (Align, Book, Cell, ENTITY_ORDER, Shown, Sheet, by_workload, exact_format, header,
+from .base import (Align, Book, Cell, ENTITY_ORDER, Shown, Sheet, blank_shown, by_workload, exact_format, header,
                    input_shown, number_format, put, put_text, rule_of, validation, widths)
 
 
@@ -22,7 +23,7 @@ def inputs_sheet(b: Book, ws: Sheet) -> None:
     header(ws, 4, ["field", "value", "unit", "x factor", "base value", "base unit", "name", "meaning", "source"])
     row, rules = 5, {}
     groups: dict[tuple[str, str], list[Input]] = {}
-    for inp in b.r.inputs.values():
+    for inp in [*b.r.inputs.values(), *b.r.blanks.values()]:      # a device's blank cost cells after its figures
         groups.setdefault((inp.entity.kind, inp.entity.id), []).append(inp)
     for _, inputs in sorted(groups.items(), key=lambda g: ENTITY_ORDER.index(g[0][0])):
         ent = inputs[0].entity
@@ -44,22 +45,31 @@ def inputs_sheet(b: Book, ws: Sheet) -> None:
     ws.repeat_rows = (4, 4)
 
 
+BLANK_FORMATS = {"%": "0.0##%", "": "0.0#"}   # a blank cell shows what is typed into it: up to 3 or 2 decimals
 SOURCE_CHARS = 52          # characters of a source per line in the Inputs sheet's last column
 
 
 def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
-    value, shown = input_shown(inp)
+    blank = inp.key in b.r.blanks
+    value, shown = (None, blank_shown(inp)) if blank else input_shown(inp)
     base = Shown("", 1.0, shown.percent)
     put_text(ws, row, 1, inp.path)
     follows = alternatives.inherited(b.r.inputs, b.r.scenario.workloads, inp.key)
     if follows:                     # an alternative's input it does not set follows the workload's cell
         put(ws, row, 2, f"={b.names[follows]}/D{row}", exact_format(value, shown.percent), value_of=value)
+    elif blank:
+        put(ws, row, 2, None, BLANK_FORMATS.get(shown.label, "#,##0.00####"), "sizing input")
     else:
         put(ws, row, 2, value, exact_format(value, shown.percent), "sizing input")
     put_text(ws, row, 3, "" if shown.percent else currency.label(shown.label))     # "55%" needs no second "%"
     decade = math.log10(shown.factor).is_integer() and abs(math.log10(shown.factor)) >= 4
     put(ws, row, 4, b.factor_cell(shown.factor), "0E+00" if decade else "General", value_of=shown.factor)
-    b.define(b.names[inp.key], put(ws, row, 5, f"=B{row}*D{row}", number_format([inp.value.value], base),
+    product = f"B{row}*D{row}"
+    if blank:       # a blank cell reads as what the formulas take when the field is left out (or no value)
+        reads = F.BLANK_READS.get(inp.role, (nothing(), ""))[0]
+        product = f"IF(ISNUMBER(B{row}),{product},{b.formula(reads)[1:]})"
+        b.typed[inp.key] = f"Inputs!$B${row}"
+    b.define(b.names[inp.key], put(ws, row, 5, "=" + product, number_format([inp.value.value], base),
                                    value_of=inp.value.value))
     put_text(ws, row, 6, currency.units(inp.unit))
     put_text(ws, row, 7, b.names[inp.key])
@@ -90,7 +100,7 @@ def calc_sheet(b: Book, ws: Sheet) -> None:
             values = [p.values.get(qid) for p in pairs]
             fmt = number_format(values)
             for p in pairs:
-                x = next((x for x in p.present() if x.d.id == qid), None)
+                x = next((x for x in p.cells() if x.d.id == qid), None)
                 if x is not None:
                     cell = b.put_formula(ws, row, cols[id(p)], x.expr, fmt)
                     b.define(b.names[x.key], cell)
@@ -125,7 +135,7 @@ def align_text(cell: Cell, values: list) -> None:
 def quantity_rows(pairs: list[Pair]) -> dict[str, Any]:
     order: dict[str, Any] = {}
     for p in pairs:
-        for x in p.present():
+        for x in p.cells():
             order.setdefault(x.d.id, x.d)
     return order
 

@@ -29,7 +29,7 @@ def results_sheet(b: Book, ws: Sheet) -> None:
         cols = block_header(b, ws, row, pairs)
         row += 2
         for qid in K.get(pairs[0].kind).headline:
-            d = next((x.d for p in pairs for x in p.present() if x.d.id == qid), None)
+            d = next((x.d for p in pairs for x in p.cells() if x.d.id == qid), None)
             if d is not None:
                 headline_row(b, ws, row, pairs, cols, d)
                 row += 1

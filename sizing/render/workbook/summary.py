@@ -90,7 +90,7 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> 
 def value(b: Book, dec: Decision, o: Option, qid: str) -> tuple[str | None, Any]:
     """The defined name of an option's quantity and its value (None when the option's pair has none)."""
     p = pair_of(b.r, dec, o)
-    x = next((x for x in p.present() if x.d.id == qid), None) if p else None
+    x = next((x for x in p.cells() if x.d.id == qid), None) if p else None
     return (b.names[x.key], p.values.get(qid)) if x else (None, None)
 
 
