@@ -89,7 +89,7 @@ def test_a_10000_point_sweep_keeps_its_live_grid_within_the_cell_budget():
 
 # Functions every spreadsheet has had since Excel 2007: none needs XlsxWriter's `_xlfn.` prefix (which the
 # writer therefore does not search for).
-CLASSIC = {"ABS", "AND", "COUNT", "COUNTIF", "EXP", "IF", "IFERROR", "INDEX", "ISERROR", "ISNUMBER", "LN", "MATCH",
+CLASSIC = {"ABS", "AND", "COUNT", "COUNTIF", "EXP", "IF", "IFERROR", "INDEX", "ISERROR", "ISNUMBER", "LN", "MATCH", "N",
            "MAX", "MIN", "NOT", "OR", "POISSON", "RANK", "ROUNDDOWN", "ROUNDUP", "SUMPRODUCT", "TRIM", "TRUE"}
 
 
@@ -200,3 +200,30 @@ def test_every_cost_row_holds_one_formula_for_every_device(books, name):
         assert len(shapes) <= 1, (row[0].value, shapes)
         rows += 1
     assert rows >= 4
+
+
+@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+def test_no_formula_is_longer_than_a_reader_can_check(books, name):
+    """No formula over 300 characters: long ones are split into named parts (Calc) or working columns (Sweep),
+    and each fleet search is a block of candidate rows on the Fleet sheet."""
+    _, data = books[name]
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    lengths = [(len(c.value) - 1, ws.title, c.coordinate) for ws in wb for row in ws.iter_rows() for c in row
+               if isinstance(c.value, str) and c.value.startswith("=")]
+    assert max(lengths) <= (300, "~", "")
+    assert lengths
+
+
+def test_a_fleet_search_is_a_block_of_candidates_that_calc_adds():
+    r = results_of("chat-70b-fp8")
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)))
+    names = names_of(r)
+    servers = next(c for row in wb["Calc"].iter_rows() for c in row if c.column == 3 and
+                   wb["Calc"].cell(c.row, 1).value == "servers")
+    assert "_search" in servers.value and "SUMPRODUCT" not in servers.value and len(servers.value) < 120
+    fleet = wb["Fleet"]
+    heads = [c.row for c in fleet["A"] if c.value == "candidate"]
+    assert len(heads) == sum(1 for p in r.pairs if "servers" in p.values and "target_slack" in p.values)
+    first = heads[0] + 1
+    assert [fleet.cell(first + k, 1).value for k in (0, 63)] == [0, 63] and fleet.cell(first + 64, 1).value is None
+    assert fleet.cell(first, 2).value.endswith(f"+A{first}") and names["chat/h100/servers"]

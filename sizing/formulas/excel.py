@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable
 
 from .expr import FLEET_SEARCH, PRECEDENCE, TAIL_C, TINY_C, BinOp, Call, Const, Expr, Ref, constant
@@ -36,19 +37,27 @@ def literal(c: Const, constants: Constants | None) -> str:
     return excel_number(c.value)
 
 
-def excel_erlang_c(c: str, a: str) -> str:
-    """Erlang C from Erlang B = Poisson pmf / cdf (the spreadsheet has no loops)."""
-    b = f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
-    return f"IF({a}<=0,0,IF({c}>{a},{c}*{b}/({c}-{a}*(1-{b})),1))"
+def excel_erlang_b(c: str, a: str) -> str:
+    """Erlang B = Poisson pmf / cdf (the spreadsheet has no loops)."""
+    return f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
+
+
+def grouped(x: str) -> str:
+    """An argument in parentheses unless it is one name or number."""
+    return x if re.fullmatch(r"[A-Za-z0-9_.$\x01]+", x) else f"({x})"        # \x01: a sweep row to come
 
 
 def excel_fleet_search(base: str, slots: str, a: str, per_server: str, arrivals: str,
                        constants: Constants | None = None) -> str:
-    """Count the failing candidates with SUMPRODUCT over the offsets (a named range, or an array constant)."""
+    """Count the failing candidates with SUMPRODUCT over the offsets (a named range, or an array constant).
+
+    Erlang C as B / (1 − a/c × (1 − B)), which is c × B / (c − a(1 − B)) with c written once less; no load gives
+    B = 0, so C = 0 (the candidates always have more slots than the load: c > a)."""
+    base, slots, a, per_server, arrivals = map(grouped, (base, slots, a, per_server, arrivals))
     servers = f"({base}+{literal(CANDIDATES, constants)})"
     c = f"({servers}*{slots})"
-    b = f"(POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE))"
-    erlang = f"IF({a}<=0,0,{c}*{b}/({c}-{a}*(1-{b})))"
+    b = f"POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE)"
+    erlang = f"({b})/(1-{a}/{c}*(1-{b}))"
     return (f"SUMPRODUCT(--(LN({erlang}/{literal(TAIL_C, constants)}+{literal(TINY_C, constants)})"
             f">{servers}*{per_server}-{arrivals}))")
 
@@ -60,6 +69,8 @@ def to_excel(e: Expr, name: Names, parent: int = -1, constants: Constants | None
     if isinstance(e, Const):
         return literal(e, constants)
     if isinstance(e, BinOp):
+        if e.op in "*/" and isinstance(e.b, Const) and e.b.value == 1 and not e.b.name:
+            return to_excel(e.a, name, parent, constants)          # × or / a unit (one request, one token)
         p = PRECEDENCE[e.op]
         # right operand of - and / binds tighter, so parenthesise equal precedence there
         s = f"{to_excel(e.a, name, p, constants)}{e.op}{to_excel(e.b, name, p + (e.op in '-/'), constants)}"
@@ -77,11 +88,13 @@ def to_excel(e: Expr, name: Names, parent: int = -1, constants: Constants | None
         if e.fn == "min_given":
             a, b = args
             return f"IF(ISNUMBER({a}),IF(ISNUMBER({b}),MIN({a},{b}),{a}),{b})"
+        if e.fn == "unpriced_or" and isinstance(e.args[1], BinOp) and e.args[1].op == "<=" and e.args[1].a == e.args[0]:
+            return f"N({args[0]})<={to_excel(e.args[1].b, name, PRECEDENCE['<='], constants)}"  # a cap >= 0: blank passes
         if e.fn == "unpriced_or":
             return f"OR(NOT(ISNUMBER({args[0]})),{args[1]})"
-        if e.fn == "erlang_c":
-            return excel_erlang_c(*(f"({x})" for x in args))
+        if e.fn == "erlang_b":
+            return excel_erlang_b(*args)
         if e.fn == "fleet_search":
-            return excel_fleet_search(*(f"({x})" for x in args), constants=constants)
+            return excel_fleet_search(*args, constants=constants)
         return f"{EXCEL_FUNCS[e.fn]}({','.join(args)})"
     raise TypeError(f"cannot render {e!r}")

@@ -110,7 +110,14 @@ def where(cond, a, b): return call("if", cond, a, b)
 def all_of(*args): return call("and", *args)
 def ln(x): return call("ln", x)
 def exp(x): return call("exp", x)
-def erlang_c(servers, load): return call("erlang_c", servers, load)
+def erlang_b(servers, load): return call("erlang_b", servers, load)
+
+
+def erlang_c(servers, load):
+    """Erlang C (the chance an arrival waits, M/M/c) from Erlang B: c × B / (c − a × (1 − B)) while c > a (1 when
+    the load reaches the servers, 0 without load); written out, so that a long formula splits at B."""
+    b = erlang_b(servers, load)
+    return where(load <= 0, 0, where(servers > load, servers * b / (servers - load * (1 - b)), 1))
 def unpriced_or(x, cond): return call("unpriced_or", x, cond)
 def given(x): return call("given", x)
 def min_given(a, b): return call("min_given", a, b)
@@ -237,28 +244,44 @@ def _magnitude(x):
     return getattr(x, "magnitude", x)
 
 
+def _erlang_b(c, a):
+    """Erlang B: the probability that an arrival finds all c servers busy, for offered load a (M/M/c/c)."""
+    c, a = _magnitude(c), _magnitude(a)
+    if _scalar(c, a) and c <= RECURSION_LIMIT:
+        b = 1.0
+        for k in range(1, int(round(c)) + 1):       # by its stable recursion
+            b = a * b / (k + a * b)
+        return b
+    out = _erlang_b_array(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
+    return float(out) if out.shape == () else out
+
+
 def _erlang_c(c, a):
     """Erlang C: the probability that an arrival waits, for c servers and offered load a (M/M/c)."""
     c, a = _magnitude(c), _magnitude(a)
     if _scalar(c, a) and c <= RECURSION_LIMIT:
-        b = 1.0
-        for k in range(1, int(round(c)) + 1):       # Erlang B by its stable recursion
-            b = a * b / (k + a * b)
         if a <= 0:
             return 0.0                                  # no load: no one waits
+        b = _erlang_b(c, a)
         return c * b / (c - a * (1 - b)) if c > a else 1.0
     out = _erlang_c_array(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
     return float(out) if out.shape == () else out
 
 
-def _erlang_c_array(c, a):
+def _erlang_b_array(c, a):
     from scipy.special import gammaincc, gammaln   # only sweeps need it
 
     c, a = np.broadcast_arrays(c, a)
     with np.errstate(all="ignore"):
         pmf = np.exp(c * np.log(a) - a - gammaln(c + 1))
         cdf = gammaincc(c + 1, a)                   # P(X <= c) for X ~ Poisson(a)
-        b = pmf / cdf
+        return pmf / cdf
+
+
+def _erlang_c_array(c, a):
+    c, a = np.broadcast_arrays(c, a)
+    b = _erlang_b_array(c, a)
+    with np.errstate(all="ignore"):
         return np.where(a <= 0, 0.0, np.where(c > a, c * b / (c - a * (1 - b)), 1.0))
 
 
@@ -330,7 +353,7 @@ def _unpriced_or(x, cond):
 
 
 FUNCS: dict[str, Callable] = {"max": _max, "min": _min, "ceil": _ceil, "floor": _floor, "if": _if, "and": _and,
-                              "ln": _ln, "exp": _exp, "erlang_c": _erlang_c, "fleet_search": _fleet_search,
+                              "ln": _ln, "exp": _exp, "erlang_b": _erlang_b, "fleet_search": _fleet_search,
                               "unpriced_or": _unpriced_or, "given": _given,
                               "min_given": _min_given}
 def _div(a, b):
@@ -382,7 +405,7 @@ def to_text(e: Expr, parent: int = -1) -> str:
         return f"({s})" if p < parent else s
     if isinstance(e, Call):
         names = {"if": "if", "and": "all", "ceil": "ceil", "floor": "floor", "max": "max", "min": "min",
-                 "ln": "ln", "exp": "exp", "erlang_c": "erlang_c", "fleet_search": "fleet_search",
+                 "ln": "ln", "exp": "exp", "erlang_b": "erlang_b", "fleet_search": "fleet_search",
                  "unpriced_or": "unpriced_or", "min_given": "min of those given"}
         if e.fn == "given":
             return f"{to_text(e.args[0], PRECEDENCE['<'])} given"

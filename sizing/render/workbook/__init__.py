@@ -18,13 +18,13 @@ from .roofline import roofline_sheet
 from .readme import readme_sheet
 from .constants import constants_sheet
 from .summary import FAILED, OK, summary_sheet
-from . import xlsx
+from . import fleet, xlsx
 
 
 __all__ = ["MASTER", "RECOMMENDATION", "REQUIREMENTS_MET", "blank_shown", "build", "input_shown", "names_of", "recommendation_name",
            "valid_name", "workbook_bytes", "write_workbook"]
 
-SHEETS = ("Summary", "README", "Inputs", "Calc", "Results", "Sweep", "Checks", "Roofline", "Constants")
+SHEETS = ("Summary", "README", "Inputs", "Calc", "Fleet", "Results", "Sweep", "Checks", "Roofline", "Constants")
 
 
 # -- writing -----------------------------------------------------------------------------------
@@ -32,7 +32,7 @@ def build(results: Results) -> Book:
     """The sheets for an evaluation, filled so that names exist when used (Constants after every sheet that
     uses one, README last: it repeats the recommendation and the checks)."""
     b = Book(results)
-    sheets = {t: b.sheet(t) for t in SHEETS}
+    sheets = {t: b.sheet(t) for t in SHEETS if t != fleet.TITLE}     # Fleet: when a fleet search needs it
     inputs_sheet(b, sheets["Inputs"])
     calc_sheet(b, sheets["Calc"])
     results_sheet(b, sheets["Results"])
@@ -59,7 +59,7 @@ def workbook_bytes(results: Results) -> bytes:
                          "over the Inputs sheet, with the engine's value cached."}
     page = {"header": f"&L{header_text(scn.title)}&R&A", "footer": f"&L{header_text(Path(scn.file).name)}"
                                                                    "&RPage &P of &N"}
-    return xlsx.write([b.sheets[t] for t in SHEETS], b.defined, props, page)
+    return xlsx.write([b.sheets[t] for t in SHEETS if t in b.sheets], b.defined, props, page)
 
 
 def header_text(text: str) -> str:

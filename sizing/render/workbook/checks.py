@@ -33,7 +33,7 @@ SANITY = (
     (f"the fleet search found its fleet within {FLEET_SEARCH} extra replicas", ("servers", "servers_for_peak"),
      lambda q: q["servers"] - q["servers_for_peak"] < FLEET_SEARCH_C),
 )
-ERROR_SHEETS = ("Summary", "Calc", "Results", "Sweep", "Roofline")
+ERROR_SHEETS = ("Summary", "Calc", "Fleet", "Results", "Sweep", "Roofline")
 FIRST_ROW = {"Summary": 5}      # below the Summary's master check line (counting it would be circular)       # every calculation a reviewer relies on
 
 

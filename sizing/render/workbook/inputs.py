@@ -11,6 +11,8 @@ from ... import kinds as K
 from ...evaluate import Input, Pair
 from ...formulas.expr import nothing
 
+from . import fleet, parts
+
 from .base import (Align, Book, Cell, ENTITY_ORDER, Shown, Sheet, blank_shown, by_workload, exact_format, header,
                    input_shown, number_format, put, put_text, rule_of, validation, widths)
 
@@ -99,17 +101,35 @@ def calc_sheet(b: Book, ws: Sheet) -> None:
             put_text(ws, row, last, d.description).align = Align(indent=1)
             values = [p.values.get(qid) for p in pairs]
             fmt = number_format(values)
+            split = {id(p): (x.key, *parts.split(b, fleet.with_blocks(b, x.expr, x.key, f"{p.workload} on {p.device}"),
+                                                 x.key))
+                     for p in pairs for x in p.cells() if x.d.id == qid}
             for p in pairs:
-                x = next((x for x in p.cells() if x.d.id == qid), None)
-                if x is not None:
-                    cell = b.put_formula(ws, row, cols[id(p)], x.expr, fmt)
-                    b.define(b.names[x.key], cell)
+                if id(p) in split:
+                    key, e, _ = split[id(p)]
+                    cell = b.put_formula(ws, row, cols[id(p)], e, fmt)
+                    b.define(b.names[key], cell)
                     align_text(cell, values)
             row += 1
+            row = part_rows(b, ws, row, qid, [(cols[i], pieces) for i, (_, _, pieces) in split.items()])
         row += 1
     ws.widths |= {1: 36, 2: 11, last: 80} | {c: 17 for c in range(3, last)}
     ws.freeze = "C3"
     ws.repeat_columns = "A:B"
+
+
+def part_rows(b: Book, ws: Sheet, row: int, qid: str, columns: list[tuple[int, list]]) -> int:
+    """The parts a long formula of the row was split into (parts.split), one row each under it."""
+    for n in range(max((len(pieces) for _, pieces in columns), default=0)):
+        put_text(ws, row, 1, f"{qid}, part {n + 1}").align = Align(indent=2)
+        put_text(ws, row, 3 + len(b.devices), f"a piece of {qid}'s formula, in a cell of its own so that no formula "
+                                              f"is longer than {parts.LIMIT} characters").align = Align(indent=1)
+        for col, pieces in columns:
+            if n < len(pieces):
+                key, e = pieces[n]
+                b.define(b.names[key], b.put_formula(ws, row, col, e, number_format([b.env[key]])))
+        row += 1
+    return row
 
 
 def block_header(b: Book, ws: Sheet, row: int, pairs: list[Pair], extra: list[str] = ()) -> dict[int, int]:

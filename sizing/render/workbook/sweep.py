@@ -15,6 +15,7 @@ from ...evaluate import Pair, SweepResult, sweep_paths
 from .base import Align, Book, ROW, Shown, Sheet, display_unit, number_format, numbers, plain, put, put_text, qkey
 from .sheet import Chart, Series, cached, column_letter
 from .sheet import FormulaColumn
+from . import parts
 
 
 # -- Sweep -------------------------------------------------------------------------------------
@@ -108,7 +109,8 @@ def live_sweep(b: Book, ws: Sheet, top: int, s: SweepResult) -> tuple[int, int]:
     columns = grid(ws, head, s, pairs, K.get(pairs[0].kind).swept)
     qids = {c.qid for c in columns}
     plans = [work_plan(p, qids, keys) for p in pairs]
-    width = len(columns) + sum(len(plan) + len(fixed) for plan, fixed in plans)        # cells a row
+    width = len(columns) + sum(len(plan) + len(fixed) + extra_columns(b, plan, keys)
+                               for plan, fixed in plans)        # cells a row
     xs = sample(b, s, max(2, LIVE_CELLS // max(width, 1)))
     rows = range(head + 2, head + 2 + len(xs))
     for r, x in zip(rows, xs):
@@ -151,22 +153,38 @@ def working_columns(b: Book, ws: Sheet, row: int, col: int, rows: range, work: t
 
     A quantity that does not move with the swept value reads its Calc cell by name."""
     plan, fixed = work
-    letters = {x.key: column_letter(col + i) for i, x in enumerate(plan)}
-    local = {k: f"$A{ROW}" for k in keys} | {k: f"{c}{ROW}" for k, c in letters.items()}
+    local = {k: f"$A{ROW}" for k in keys}
     env = {k: swept for k in keys}
+    columns: list[tuple[str, str]] = []
+    placed = [col]
+
+    def place(key: str) -> str:         # the next working column: a long formula's parts, then the quantity
+        placed[0] += 1
+        return f"{column_letter(placed[0] - 1)}{ROW}"
+
     for x in plan:
         env[x.key] = b.value(x.expr, env)
-    columns = [(x.key, b.formula(x.expr, local)) for x in plan] + [(k, "=" + b.names[k]) for k in fixed]
+        e, pieces = parts.split(b, x.expr, x.key, local, env, place)
+        columns += [(k, b.formula(pe, local)) for k, pe in pieces]
+        local[x.key] = place(x.key)
+        columns.append((x.key, b.formula(e, local)))
+    columns += [(k, "=" + b.names[k]) for k in fixed]
     out = {}
     for i, (key, template) in enumerate(columns):
         put_text(ws, row, col + i, key, "sizing header")
-        values = np.broadcast_to(np.asarray(env.get(key, b.env[key])), swept.shape)
+        values = np.broadcast_to(np.asarray(env[key] if key in env else b.env[key]), swept.shape)
         # General format: SI values, and a million cells write faster
         ws.columns.append(FormulaColumn(col + i, rows.start, [template.replace(ROW, str(r)) for r in rows],
                                         [cached(v) for v in values]))
         ws.widths[col + i] = 14
         out[key.rsplit("/", 1)[1]] = (column_letter(col + i), values)
     return out
+
+
+def extra_columns(b: Book, plan: list[F.Planned], keys: set[str]) -> int:
+    """The working columns a pair's long formulas add (their parts), counted without values."""
+    local = {k: f"$A{ROW}" for k in keys} | {x.key: f"ZZZ{ROW}" for x in plan}
+    return sum(len(parts.split(b, x.expr, x.key, local, {}, lambda k: f"ZZZ{ROW}")[1]) for x in plan)
 
 
 def work_plan(p: Pair, qids: set[str], keys: set[str]) -> tuple[list[F.Planned], list[str]]:
