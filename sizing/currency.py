@@ -42,6 +42,11 @@ def units(text: str) -> str:
     return text.replace(INTERNAL, code()) if code() != INTERNAL and isinstance(text, str) else text
 
 
+def internal(text: str) -> str:
+    """A unit text in the scenario's currency with its money named as the engine's ('EUR/kWh' -> 'USD/kWh')."""
+    return text.replace(code(), INTERNAL) if code() != INTERNAL else text
+
+
 SIGNS = {"$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY"}      # symbols an amount may be written with
 SIGN = "[" + "".join(map(re.escape, SIGNS)) + "]"              # any of them, as a regular expression
 

@@ -245,7 +245,16 @@ def warnings(scn: Scenario, pairs: list[Pair], blanks: dict[str, Input]) -> list
             msg = f"{x.d.warn} (workload {w.id} on {d.id})"
             out.append(Problem(scn.file, ent.line, ent.col, f"{ent.kind}s.{ent.id}", msg, "warning",
                                code="missing-input"))
+        if p.values.get("owned_fleet") is True and f"device.{d.id}.costs.electricity" in blanks \
+                and (d.id, UNPOWERED) not in seen:
+            seen.add((d.id, UNPOWERED))
+            out.append(Problem(scn.file, d.line, d.col, f"devices.{d.id}", f"{UNPOWERED} (workload {w.id})",
+                               "warning", code="missing-input"))
     return sorted(out)
+
+
+UNPOWERED = ("costed as bought, but no electricity price (costs.electricity): its power draw costs nothing in the "
+             "running cost")
 
 
 # -- sweeps ---------------------------------------------------------------------------------

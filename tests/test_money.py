@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from helpers import SCENARIOS, results_of
+from helpers import ROOT, SCENARIOS, results_of
 
 from sizing.narrative import HOURS_PER_MONTH, cost_driver, findings
 from sizing.render.format import human
@@ -171,3 +171,18 @@ def test_the_sentence_that_explains_a_training_cost_multiplies_to_it():
         m = TRAIN.search(cost_driver(r, dec, o))
         assert m, cost_driver(r, dec, o)
         assert number(m.group(1)) * number(m.group(2)) * number(m.group(4)) == pytest.approx(o.value, rel=0.001)
+
+
+def test_a_device_bought_without_an_electricity_price_is_warned_about():
+    from sizing.evaluate import evaluate
+    from sizing.scenario import load_scenario_bytes
+
+    text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text().replace(
+        "costs: {purchase: 35000 USD, electricity: 0.12 USD/kWh, pue: 1.3}", "costs: {purchase: 35000 USD}")
+    scn, _ = load_scenario_bytes(text.encode(), "bought.yaml")
+    r = evaluate(scn)
+    assert r.pair("chat", "h100").values["cost_basis"] == "own"
+    assert [p.message for p in r.problems if "electricity" in p.message] == [
+        "costed as bought, but no electricity price (costs.electricity): its power draw costs nothing in the running "
+        "cost (workload chat)"]
+    assert not [p for p in results_of("chat-70b-fp8").problems if "electricity" in p.message]

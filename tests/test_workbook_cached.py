@@ -227,3 +227,16 @@ def test_a_fleet_search_is_a_block_of_candidates_that_calc_adds():
     first = heads[0] + 1
     assert [fleet.cell(first + k, 1).value for k in (0, 63)] == [0, 63] and fleet.cell(first + 64, 1).value is None
     assert fleet.cell(first, 2).value.endswith(f"+A{first}") and names["chat/h100/servers"]
+
+
+def test_a_wide_sweep_prints_in_pages_of_whole_quantity_groups(books):
+    _, data = books["chat-70b-fp8"]
+    ws = openpyxl.load_workbook(io.BytesIO(data))["Sweep"]
+    breaks = [b.id + 1 for b in ws.col_breaks.brk]            # first column of each later page
+    assert breaks
+    head = next(r for r in ws.iter_rows() if r[0].value == "batch" and r[1].value)[0].row - 1
+    starts = [c.column for c in ws[head] if c.value]             # each quantity group's first column
+    assert set(breaks) <= set(starts)
+    edges = [2] + breaks + [max(starts) + 5]
+    assert all(b - a <= 7 for a, b in zip(edges, edges[1:-1])), edges
+    assert ws.print_title_cols == "$A:$A" and not ws.sheet_properties.pageSetUpPr.fitToPage      # A on every page, unshrunk

@@ -49,7 +49,7 @@ def grouped(x: str) -> str:
 
 def excel_fleet_search(base: str, slots: str, a: str, per_server: str, arrivals: str,
                        constants: Constants | None = None) -> str:
-    """Count the failing candidates with SUMPRODUCT over the offsets (a named range, or an array constant).
+    """Count the failing candidates with SUMPRODUCT over the offsets (an array constant, named).
 
     Erlang C as B / (1 − a/c × (1 − B)), which is c × B / (c − a(1 − B)) with c written once less; no load gives
     B = 0, so C = 0 (the candidates always have more slots than the load: c > a)."""
@@ -58,8 +58,8 @@ def excel_fleet_search(base: str, slots: str, a: str, per_server: str, arrivals:
     c = f"({servers}*{slots})"
     b = f"POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE)"
     erlang = f"({b})/(1-{a}/{c}*(1-{b}))"
-    return (f"SUMPRODUCT(--(LN({erlang}/{literal(TAIL_C, constants)}+{literal(TINY_C, constants)})"
-            f">{servers}*{per_server}-{arrivals}))")
+    return (f"SUMPRODUCT((LN({erlang}/{literal(TAIL_C, constants)}+{literal(TINY_C, constants)})"
+            f">{servers}*{per_server}-{arrivals})*1)")       # *1, not --: the formulas package reads -- as 0
 
 
 def to_excel(e: Expr, name: Names, parent: int = -1, constants: Constants | None = None) -> str:
@@ -71,6 +71,8 @@ def to_excel(e: Expr, name: Names, parent: int = -1, constants: Constants | None
     if isinstance(e, BinOp):
         if e.op in "*/" and isinstance(e.b, Const) and e.b.value == 1 and not e.b.name:
             return to_excel(e.a, name, parent, constants)          # × or / a unit (one request, one token)
+        if e.op == "*" and isinstance(e.a, Const) and e.a.value == 1 and not e.a.name:
+            return to_excel(e.b, name, parent, constants)
         p = PRECEDENCE[e.op]
         # right operand of - and / binds tighter, so parenthesise equal precedence there
         s = f"{to_excel(e.a, name, p, constants)}{e.op}{to_excel(e.b, name, p + (e.op in '-/'), constants)}"

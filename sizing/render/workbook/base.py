@@ -200,7 +200,7 @@ def typed_unit(inp: Input) -> tuple[float, Shown] | None:
     """The number and unit as typed, when that unit converts exactly to the input's SI value."""
     try:
         shown, unit = split_quantity(inp.value.text)
-        factor = to_unit(1.0, unit, inp.unit) if unit else 0.0
+        factor = to_unit(1.0, currency.internal(unit), inp.unit) if unit else 0.0
     except Exception:       # a unit pint reads differently here: fall back to a standard display unit
         return None
     v = inp.value.value

@@ -113,7 +113,7 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
 def error_check(b: Book) -> None:
     """Count the error values over every calculation sheet: none, or the master check fails."""
     sheets = [b.sheets[t] for t in ERROR_SHEETS if t in b.sheets]
-    parts = [f"SUMPRODUCT(--ISERROR({ws.title}!A{FIRST_ROW.get(ws.title, 1)}:{coordinate(ws.max_row, ws.max_column)}))"
+    parts = [f"SUMPRODUCT(ISERROR({ws.title}!A{FIRST_ROW.get(ws.title, 1)}:{coordinate(ws.max_row, ws.max_column)})*1)"
              for ws in sheets]
     errors = any(has_error(c.cached for c in ws.cells.values()) or any(has_error(c.values) for c in ws.columns)
                  for ws in sheets)

@@ -55,7 +55,7 @@ def block(b: Book, call: Call, key: str, title: str) -> Ref:
     for i, (arg, words, suffix) in enumerate(zip(call.args, ARGUMENTS, SUFFIXES)):
         akey = f"{key}.{suffix}"
         put_text(ws, row + 1 + i, 1, words)
-        cell = b.put_formula(ws, row + 1 + i, 2, arg)
+        cell = b.put_formula(ws, row + 1 + i, 2, arg, "#,##0.###")
         b.define(name_for(b, akey), cell)
         b.env[akey] = b.value(arg)
         args.append(b.names[akey])
@@ -65,7 +65,7 @@ def block(b: Book, call: Call, key: str, title: str) -> Ref:
     last = first + FLEET_SEARCH - 1
     count_row = row + 6
     put_text(ws, count_row, 1, "extra replicas: the candidates below whose p95 wait is too long")
-    header(ws, row + 7, ["candidate", "replicas", "Erlang B", "chance of waiting", "p95 wait too long"],
+    header(ws, row + 7, ["candidate", "replicas (no spare)", "Erlang B", "chance of waiting", "p95 wait too long"],
            right=range(1, 6))
     tail, tiny = b.constant(TAIL_C), b.constant(TINY_C)
     fails = []
@@ -81,12 +81,12 @@ def block(b: Book, call: Call, key: str, title: str) -> Ref:
         fails.append(fail)
         put(ws, r, 1, k, "0")
         put(ws, r, 2, f"={base}+A{r}", "#,##0", value_of=servers)
-        put(ws, r, 3, f"=POISSON(B{r}*{slots},{load},FALSE)/POISSON(B{r}*{slots},{load},TRUE)", "0.000000",
+        put(ws, r, 3, f"=POISSON(B{r}*{slots},{load},FALSE)/POISSON(B{r}*{slots},{load},TRUE)", "0.000E+00",
             value_of=erlang_b)
         put(ws, r, 4, f"=IF({load}<=0,0,IF(B{r}*{slots}>{load},B{r}*{slots}*C{r}/(B{r}*{slots}-{load}*(1-C{r})),1))",
-            "0.000000", value_of=chance)
+            "0.000E+00", value_of=chance)
         put(ws, r, 5, f"=LN(D{r}/{tail}+{tiny})>B{r}*{per_replica}-{arrivals}", value_of=fail)
-    count = put(ws, count_row, 2, f"=SUMPRODUCT(--(E{first}:E{last}))", "0", value_of=float(sum(fails)))
+    count = put(ws, count_row, 2, f"=COUNTIF(E{first}:E{last},TRUE)", "0", value_of=float(sum(fails)))
     count.align = Align("right")
     b.define(name_for(b, key), count)
     b.env[key] = float(sum(fails))

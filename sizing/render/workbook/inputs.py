@@ -20,8 +20,9 @@ from .base import (Align, Book, Cell, ENTITY_ORDER, Shown, Sheet, blank_shown, b
 # -- Inputs ------------------------------------------------------------------------------------
 def inputs_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 1, 1, "Inputs: edit the yellow cells; every result follows", "sizing title")
-    put_text(ws, 2, 1, "value x factor = base value (SI); formulas read the base value through its name",
-             "sizing note")
+    put_text(ws, 2, 1, "value x factor = base value (SI); formulas read the base value through its name. Every device "
+                       "has the same cost cells: a blank price or purchase means not offered that way, any other "
+                       "blank cost cell reads as the default its source column names", "sizing note")
     header(ws, 4, ["field", "value", "unit", "x factor", "base value", "base unit", "name", "meaning", "source"])
     row, rules = 5, {}
     groups: dict[tuple[str, str], list[Input]] = {}

@@ -141,6 +141,7 @@ class Sheet:
     print_area: str | None = None
     repeat_rows: tuple[int, int] | None = None
     repeat_columns: str | None = None
+    column_breaks: list[int] = field(default_factory=list)    # printed in groups of columns: a page starts at each
 
     def cell(self, row: int, col: int) -> Cell:
         c = self.cells.get((row, col))

@@ -118,8 +118,9 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
         operating = ref(ws, row, 5, b, dec, o, MONTHLY[o.variant], money())
     monthly = ref(ws, row, 6, b, dec, o, MONTHLY[o.variant], money())
     amortisation = f"device.{o.device}.costs.amortisation"
-    if fleet and amortisation in b.r.inputs:
-        seconds, text = b.r.inputs[amortisation].value.value, b.names[amortisation]
+    written_off = b.r.inputs.get(amortisation) or b.r.blanks.get(amortisation)      # a blank reads as 3 years
+    if fleet and written_off is not None:
+        seconds, text = written_off.value.value, b.names[amortisation]
     else:
         seconds, text = HORIZON.value, b.constant(HORIZON)
     months = seconds / MONTH.value

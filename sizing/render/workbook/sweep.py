@@ -21,6 +21,8 @@ from . import parts
 # -- Sweep -------------------------------------------------------------------------------------
 CHART_ROWS = 18
 CHART_COLUMNS = 13         # the chart's width in columns, for the printed area
+COLUMN_CM = 2.6           # a 14-character column, printed
+PAGE_COLUMNS = 7           # sweep columns (14 characters wide) on a printed A4 landscape page beside column A
 MAX_LIVE_ROWS = 10_000
 LIVE_CELLS = 200_000        # formula cells on a sweep grid: about 3 s to write (the README's benchmark)
 
@@ -77,7 +79,8 @@ def needed(p: Pair, qids: Iterable[str], keys: set[str]) -> list[F.Planned]:
 def grid(ws: Sheet, row: int, s: SweepResult, pairs: list[Pair], wanted: tuple[str, ...]) -> list[Column]:
     """The header of a sweep grid at `row` (quantity, then device): columns grouped by quantity."""
     qids = [q for q in wanted if any(q in s.series[p.device] for p in pairs)]
-    out, col = [], 2
+    out, col, groups = [], 2, []
+    prev = 2
     put_text(ws, row + 1, 1, s.parameter, "sizing header")
     for qid in qids:
         d = F.definition(qid)
@@ -95,7 +98,15 @@ def grid(ws: Sheet, row: int, s: SweepResult, pairs: list[Pair], wanted: tuple[s
                 col += 1
         if col - 1 > start:
             ws.merge(row, start, row, col - 1)
+        if col > start:
+            groups.append(start)
     ws.heights[row] = 48        # room for three lines of a long quantity name
+    page = 2                    # a printed page holds whole quantity groups, at most PAGE_COLUMNS columns
+    for start in groups + [col]:
+        if start - page > PAGE_COLUMNS:
+            ws.column_breaks.append(prev)
+            page = prev
+        prev = start
     return out
 
 
@@ -202,8 +213,9 @@ def sweep_chart(b: Book, ws: Sheet, head: int, rows: range, columns: list[Column
     ys = [v for c in columns if c.qid == qid for v in numbers(s.series[c.pair.device][qid])]
     log = [bool(values) and min(values) > 0 and max(values) / min(values) >= 30     # spans decades: log scale
            for values in (numbers(s.values), ys)]
-    ch = Chart(f"{qid} against {s.parameter}", s.parameter, ws.cell(head, columns[0].col).value, anchor, (18, 8.5),
-               log_x=log[0], log_y=log[1])
+    first_page = min(ws.column_breaks, default=2 + CHART_COLUMNS) - 2         # columns beside A on the first page
+    ch = Chart(f"{qid} against {s.parameter}", s.parameter, ws.cell(head, columns[0].col).value, anchor,
+               (min(18, COLUMN_CM * first_page), 8.5), log_x=log[0], log_y=log[1])     # printed on one page
     ch.series += [Series(c.pair.device, 1, c.col, rows.start, rows.stop - 1, b.colour(c.pair.device))
                   for c in columns if c.qid == qid]
     return ch

@@ -141,11 +141,14 @@ def put(ws: Any, c: Cell, f: Any) -> None:
 
 def setup(ws: Any, s: Sheet, page: dict[str, str]) -> None:
     """Formulas locked, inputs editable, no password (against slips, not people); A4 landscape, a page
-    wide, the title and page numbers on every page."""
+    wide (or pages of column groups), the title and page numbers on every page."""
     ws.protect("", {"format_columns": True, "format_rows": True})
     ws.set_landscape()
     ws.set_paper(9)
-    ws.fit_to_pages(1, 0)
+    if s.column_breaks:                 # pages of column groups, each as wide as it is (no shrinking to one page)
+        ws.set_v_pagebreaks(sorted({c - 1 for c in s.column_breaks}))
+    else:
+        ws.fit_to_pages(1, 0)
     ws.set_header(page["header"].replace("&A", s.title))
     ws.set_footer(page["footer"])
     if s.print_area:
