@@ -147,7 +147,10 @@ def number_format(values: Iterable, shown: Shown = Shown("")) -> str:
     if not nums:
         return "General"
     small, big = min((x for x in nums if x), default=0.0), max(nums)
-    if big >= 1e12 or 0 < small < 1e-4:
+    money = shown.label.startswith("$")
+    if money and 0.01 <= small:         # money: cents, or whole units for large sums (one format for the row)
+        base = "#,##0" if small >= 1000 else "#,##0.00"
+    elif big >= 1e12 or 0 < small < 1e-4:
         base = "0.000E+00"
     elif all(float(x).is_integer() for x in nums) or not small:
         base = "#,##0"

@@ -48,7 +48,9 @@ def inputs_sheet(b: Book, ws: Sheet) -> None:
     ws.repeat_rows = (4, 4)
 
 
-BLANK_FORMATS = {"%": "0.0##%", "": "0.0#"}   # a blank cell shows what is typed into it: up to 3 or 2 decimals
+# A blank cell shows what is typed into it in the format of its kind: a price with cents, a purchase in whole units.
+BLANK_FORMATS = {"%": "0.0##%", "": "0.0#", "USD": "#,##0", "USD/hour": "#,##0.00##", "USD/month": "#,##0.00",
+                 "USD/kWh": "0.00##", "W": "#,##0", "year": "General"}
 SOURCE_CHARS = 52          # characters of a source per line in the Inputs sheet's last column
 
 
