@@ -240,3 +240,18 @@ def test_a_wide_sweep_prints_in_pages_of_whole_quantity_groups(books):
     edges = [2] + breaks + [max(starts) + 5]
     assert all(b - a <= 7 for a, b in zip(edges, edges[1:-1])), edges
     assert ws.print_title_cols == "$A:$A" and not ws.sheet_properties.pageSetUpPr.fitToPage      # A on every page, unshrunk
+
+
+def test_calc_shows_each_figure_again_in_the_unit_a_person_reads(books):
+    r, data = books["chat-70b-fp8"]
+    wb = openpyxl.load_workbook(io.BytesIO(data))
+    stored = openpyxl.load_workbook(io.BytesIO(data), data_only=True)["Calc"]
+    ws = wb["Calc"]
+    head = next(row for row in ws.iter_rows() if row[0].value == "quantity")
+    at = next(c.column for c in head if c.value == "shown in")
+    row = next(c.row for c in ws["A"] if c.value == "hourly_rate")
+    assert stored.cell(row, at).value == "$/hour"
+    h100 = r.pair("chat", "h100").values["hourly_rate"]
+    assert ws.cell(row, at + 1).value == '=IF(ISNUMBER(C{0}),C{0}/u.per_hour,"")'.format(row)
+    assert stored.cell(row, at + 1).value == pytest.approx(h100 * 3600)
+    assert head[at].value == "h100, shown" and ws.cell(head[0].row, at + 6).value == "description"

@@ -13,8 +13,9 @@ from ...formulas.expr import nothing
 
 from . import fleet, parts
 
-from .base import (Align, Book, Cell, ENTITY_ORDER, Shown, Sheet, blank_shown, by_workload, exact_format, header,
-                   input_shown, number_format, put, put_text, rule_of, validation, widths)
+from .base import (Align, Book, Cell, ENTITY_ORDER, Shown, Sheet, blank_shown, by_workload, display_unit, exact_format,
+                   header, input_shown, number_format, put, put_text, rule_of, validation, widths)
+from .sheet import coordinate
 
 
 # -- Inputs ------------------------------------------------------------------------------------
@@ -49,6 +50,7 @@ def inputs_sheet(b: Book, ws: Sheet) -> None:
 
 
 # A blank cell shows what is typed into it in the format of its kind: a price with cents, a purchase in whole units.
+PAGE_CHARACTERS = 105      # characters of column width an A4 landscape page prints at 100 %
 BLANK_FORMATS = {"%": "0.0##%", "": "0.0#", "USD": "#,##0", "USD/hour": "#,##0.00##", "USD/month": "#,##0.00",
                  "USD/kWh": "0.00##", "W": "#,##0", "year": "General"}
 SOURCE_CHARS = 52          # characters of a source per line in the Inputs sheet's last column
@@ -92,11 +94,14 @@ def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
 # -- Calc --------------------------------------------------------------------------------------
 def calc_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 1, 1, "Calc: every quantity in SI base units, one column per device, the same formula "
-                       "across the row", "sizing title")
+                       "across the row; then the same in the unit a person reads it in", "sizing title")
     row = 3
-    last = 3 + len(b.devices)
+    n = len(b.devices)
+    shown_at = 3 + n                # the display unit, then the devices again in it, then the description
+    last = shown_at + n + 1
     for wid, pairs in by_workload(b.r.pairs).items():
-        cols = block_header(b, ws, row, pairs, ["description"])
+        cols = block_header(b, ws, row, pairs, ["shown in", *(f"{d}, shown" for d in b.devices), "description"])
+        ws.cell(row + 1, shown_at).align = Align("right")
         row += 2
         for qid, d in quantity_rows(pairs).items():
             put_text(ws, row, 1, qid)
@@ -113,19 +118,40 @@ def calc_sheet(b: Book, ws: Sheet) -> None:
                     cell = b.put_formula(ws, row, cols[id(p)], e, fmt)
                     b.define(b.names[key], cell)
                     align_text(cell, values)
+            shown_row(b, ws, row, shown_at, d, [(cols[id(p)], p.values.get(qid)) for p in pairs if id(p) in split])
             row += 1
             row = part_rows(b, ws, row, qid, [(cols[i], pieces) for i, (_, _, pieces) in split.items()])
         row += 1
-    ws.widths |= {1: 36, 2: 11, last: 80} | {c: 17 for c in range(3, last)}
+    ws.widths |= {1: 36, 2: 11, last: 80, shown_at: 12} | {c: 17 for c in range(3, shown_at)} | \
+        {c: 15 for c in range(shown_at + 1, last)}
     ws.freeze = "C3"
     ws.repeat_columns = "A:B"
+    ws.column_breaks = [shown_at, last]         # printed: the SI figures, the shown figures, the descriptions
+    ws.print_scale = max(40, min(100, 100 * PAGE_CHARACTERS // (47 + 17 * n)))      # every device on a page
+
+
+def shown_row(b: Book, ws: Sheet, row: int, at: int, d, cells: list[tuple[int, Any]]) -> None:
+    """A number row again in the unit a person reads it in ($/hour, GB, ms, %), each cell its SI cell over the
+    unit's size (a named constant): the SI columns stay the ones the formulas use."""
+    values = [v for _, v in cells]
+    if d.type != "number" or any(isinstance(v, (bool, str)) for v in values):
+        return
+    shown = display_unit(values, d.unit, d.display)
+    label = "%" if shown.percent else currency.label(shown.label)
+    put_text(ws, row, at, label).align = Align("right")
+    money = shown.label.startswith("$")         # money in its currency's format ($1.46/hour); the rest bare
+    fmt = number_format(values, shown if money else Shown("", shown.factor, shown.percent))
+    for col, v in cells:
+        si = coordinate(row, col)
+        put(ws, row, at + col - 2, f'=IF(ISNUMBER({si}),{b.scaled(si, shown.factor, shown.label)},"")', fmt,
+            value_of=v / shown.factor if isinstance(v, (int, float)) else None)
 
 
 def part_rows(b: Book, ws: Sheet, row: int, qid: str, columns: list[tuple[int, list]]) -> int:
     """The parts a long formula of the row was split into (parts.split), one row each under it."""
     for n in range(max((len(pieces) for _, pieces in columns), default=0)):
         put_text(ws, row, 1, f"{qid}, part {n + 1}").align = Align(indent=2)
-        put_text(ws, row, 3 + len(b.devices), f"a piece of {qid}'s formula, in a cell of its own so that no formula "
+        put_text(ws, row, 4 + 2 * len(b.devices), f"a piece of {qid}'s formula, in a cell of its own so that no formula "
                                               f"is longer than {parts.LIMIT} characters").align = Align(indent=1)
         for col, pieces in columns:
             if n < len(pieces):

@@ -142,6 +142,7 @@ class Sheet:
     repeat_rows: tuple[int, int] | None = None
     repeat_columns: str | None = None
     column_breaks: list[int] = field(default_factory=list)    # printed in groups of columns: a page starts at each
+    print_scale: int = 100                                     # with column breaks: the printed size in %
 
     def cell(self, row: int, col: int) -> Cell:
         c = self.cells.get((row, col))

@@ -147,6 +147,7 @@ def setup(ws: Any, s: Sheet, page: dict[str, str]) -> None:
     ws.set_paper(9)
     if s.column_breaks:                 # pages of column groups, each as wide as it is (no shrinking to one page)
         ws.set_v_pagebreaks(sorted({c - 1 for c in s.column_breaks}))
+        ws.set_print_scale(s.print_scale)
     else:
         ws.fit_to_pages(1, 0)
     ws.set_header(page["header"].replace("&A", s.title))
