@@ -130,8 +130,8 @@ def display_unit(values: Iterable, unit: str, display: str | None) -> Shown:
         return Shown("%", 1.0, True)
     if display in PINNED:
         return Shown(*PINNED[display])
-    if unit in SCALES and nums:
-        return Shown(*scale_for(min((x for x in nums if x), default=0.0), unit))
+    if unit in SCALES and any(nums):        # all zero (no queueing wait): the definition's own display unit
+        return Shown(*scale_for(min(x for x in nums if x), unit))
     if display in FIXED:
         return Shown(*FIXED[display])
     return Shown(TEXT_UNITS.get(unit, unit))
