@@ -1,4 +1,4 @@
-"""Shared by every sheet: names of cells, display units and formats, input ranges, cell helpers and the Book."""
+"""Shared by every sheet: display units and formats, input ranges, cell helpers and the Book."""
 
 from __future__ import annotations
 
@@ -18,68 +18,22 @@ from ...units import split_quantity, to_unit
 from xlsxwriter.utility import xl_cell_to_rowcol
 
 from ..format import FIXED, PINNED, SCALES, TEXT_UNITS, scale_for
+from .names import (CONSTANT, ENTITY_PREFIX, MASTER, RECOMMENDATION, REQUIREMENTS_MET, UNIT, assign_names,
+                    names_of, raw_name, valid_name)
 from .sheet import CHECK_BAD, CHECK_OK, Align, Cell, Sheet, Validation, cached, coordinate
 
 
-MASTER = "master_check"
-CONSTANT, UNIT = "k", "u"        # prefixes of the named constants and of the display units' factors
-REQUIREMENTS_MET = "requirements_met"
-RECOMMENDATION = "decision.recommendation"
-ENTITY_PREFIX = {"device": "dev", "model": "model", "workload": "wl", "benchmark": "rec"}
 ENTITY_ORDER = ("device", "model", "workload", "benchmark", "decision")
 
 # Inputs derived from a choice (precision, optimizer) take one of these values.
 CHOICES = {"bytes_per_value": tuple(sorted(set(S.PRECISION_BYTES.values()))),
            "kv_bytes_per_value": tuple(sorted(set(S.PRECISION_BYTES.values()))),
            "state_bytes_per_parameter": tuple(sorted(set(S.OPTIMIZER_STATE_BYTES.values())))}
-ROW = "\x01"
+ROW = "\x01"                                 # stands for the row number in a sweep row's formula template
 PALETTE = ("1F77B4", "FF7F0E", "2CA02C", "D62728", "9467BD", "8C564B", "E377C2", "7F7F7F", "BCBD22", "17BECF")
-BOOLEAN = '"TRUE";"TRUE";"FALSE"'            # stands for the row number in a sweep row's formula template
-__all__ = ["Align", "CHECK_BAD", "CHECK_OK", "Cell", "Sheet", "cached"]
-
-
-# -- defined names --------------------------------------------------------------------------
-CELL_LIKE = re.compile(r"[A-Za-z]{1,3}[0-9]+|[Rr][0-9]*[Cc][0-9]*|[RrCc]")
-NAME_CHARS = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
-
-
-def valid_name(s: str) -> bool:
-    """An Excel defined name: letters, digits, _ and ., not a cell reference, not a boolean."""
-    return (len(s) <= 255 and NAME_CHARS.fullmatch(s) is not None and CELL_LIKE.fullmatch(s) is None
-            and s.upper() not in ("TRUE", "FALSE"))
-
-
-def raw_name(key: str) -> str:
-    """`device.h100.price` -> `dev.h100.price`; `chat/h100/step_time` -> `chat.h100.step_time`."""
-    if "/" in key:
-        text = key.replace("/", ".")
-    else:
-        kind, rest = key.split(".", 1)
-        text = f"{ENTITY_PREFIX.get(kind, kind)}.{rest}"
-    text = re.sub(r"[^A-Za-z0-9_.]", "_", text)
-    return text if re.match(r"[A-Za-z_]", text) else "_" + text
-
-
-def assign_names(keys: Iterable[str], reserved: Iterable[str] = ()) -> dict[str, str]:
-    """A valid name per key, unique ignoring case (a suffix settles collisions such as a-b / a_b)."""
-    used = {r.lower() for r in reserved}
-    out = {}
-    for key in keys:
-        base = raw_name(key)[:248]
-        name, n = base, 1
-        while name.lower() in used or not valid_name(name):
-            n += 1
-            name = f"{base}_{n}"
-        used.add(name.lower())
-        out[key] = name
-    return out
-
-
-def names_of(r: Results) -> dict[str, str]:
-    """The defined name of every input key and every quantity key of the results."""
-    keys = list(r.inputs) + list(r.blanks) + [x.key for p in r.pairs for x in p.cells()]
-    reserved = [MASTER, REQUIREMENTS_MET, RECOMMENDATION] + [f"{CONSTANT}.{n}" for n in F.NAMED]
-    return assign_names(keys, reserved=reserved)
+BOOLEAN = '"TRUE";"TRUE";"FALSE"'
+__all__ = ["Align", "CHECK_BAD", "CHECK_OK", "Cell", "Sheet", "cached", "ENTITY_PREFIX", "MASTER", "RECOMMENDATION",
+           "REQUIREMENTS_MET", "assign_names", "raw_name", "valid_name"]      # re-exported: the sheets import them here
 
 
 def formula(e: F.Expr, names: dict[str, str], local: dict[str, str] | None = None,
