@@ -214,10 +214,10 @@ def pair_plan(binder: Binder, w: Entity, d: Entity, precision: str | None = None
     return F.plan(w.get("kind"), inputs, texts_for(w, d, precision), f"{w.id}/{d.id}/")
 
 
-def not_offered(binder: Binder, w: Entity, d: Entity) -> frozenset:
-    """The quantities of a pair that need a price or purchase the device leaves blank (own_rate of a device not
-    sold, every cost of one not priced): the workbook keeps their formulas, live for a figure typed in, but the
-    results leave them out, as quantities that do not apply."""
-    def ids(plan: list[Planned]) -> set[str]:
-        return {x.d.id for x in plan if not isinstance(x.expr, F.Missing)}
-    return frozenset(ids(pair_plan(binder, w, d)) - ids(pair_plan(binder, w, d, offers=False)))
+def not_offered(binder: Binder, w: Entity, d: Entity, plan: list[Planned]) -> frozenset:
+    """The quantities of a pair (its `plan`) that need a price or purchase the device leaves blank (own_rate of a
+    device not sold, every cost of one not priced): the workbook keeps their formulas, live for a figure typed in,
+    but the results leave them out, as quantities that do not apply."""
+    def ids(planned: list[Planned]) -> set[str]:
+        return {x.d.id for x in planned if not isinstance(x.expr, F.Missing)}
+    return frozenset(ids(plan) - ids(pair_plan(binder, w, d, offers=False)))

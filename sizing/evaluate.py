@@ -143,7 +143,8 @@ def evaluate_once(scn: Scenario) -> Results:
     for w in scn.workloads.values():
         for did in scn.compare:
             d = scn.devices[did]
-            pairs.append(Pair(w.id, did, w.get("kind"), pair_plan(binder, w, d), absent=not_offered(binder, w, d)))
+            plan = pair_plan(binder, w, d)
+            pairs.append(Pair(w.id, did, w.get("kind"), plan, absent=not_offered(binder, w, d, plan)))
     pairs += benchmark_pairs(binder, scn, pairs)
     comparison_plans(pairs)
     env = run(pairs, binder.values())

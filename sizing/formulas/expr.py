@@ -204,7 +204,8 @@ def _min(*xs):
 def _if(c, a, b):
     if isinstance(c, (bool, np.bool_)):
         return a if c else b
-    if _kind(a) != _kind(b) and "text" in (_kind(a), _kind(b)) or {_kind(a), _kind(b)} == {"bool", "number"}:
+    kinds = {_kind(a), _kind(b)}
+    if len(kinds) > 1 and ("text" in kinds or kinds == {"bool", "number"}):
         return np.where(c, np.asarray(a, dtype=object), np.asarray(b, dtype=object))    # a label or a check, or none
     return np.where(c, a, b)
 
@@ -244,14 +245,27 @@ def _magnitude(x):
     return getattr(x, "magnitude", x)
 
 
+def erlang_b_series(most: int, a: float) -> list[float]:
+    """Erlang B for 0, 1, ... `most` servers at offered load a, by its stable recursion (one pass serves every
+    server count up to `most`)."""
+    out, b = [1.0], 1.0
+    for k in range(1, most + 1):
+        b = a * b / (k + a * b)
+        out.append(b)
+    return out
+
+
+def erlang_c_of(c: float, a: float, b: float) -> float:
+    """Erlang C from Erlang B for c servers at load a: c × B / (c − a(1 − B)) while c > a (1 at or beyond it, 0
+    without load: no one waits)."""
+    return 0.0 if a <= 0 else c * b / (c - a * (1 - b)) if c > a else 1.0
+
+
 def _erlang_b(c, a):
     """Erlang B: the probability that an arrival finds all c servers busy, for offered load a (M/M/c/c)."""
     c, a = _magnitude(c), _magnitude(a)
     if _scalar(c, a) and c <= RECURSION_LIMIT:
-        b = 1.0
-        for k in range(1, int(round(c)) + 1):       # by its stable recursion
-            b = a * b / (k + a * b)
-        return b
+        return erlang_b_series(int(round(c)), a)[-1]
     out = _erlang_b_array(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
     return float(out) if out.shape == () else out
 
@@ -260,10 +274,7 @@ def _erlang_c(c, a):
     """Erlang C: the probability that an arrival waits, for c servers and offered load a (M/M/c)."""
     c, a = _magnitude(c), _magnitude(a)
     if _scalar(c, a) and c <= RECURSION_LIMIT:
-        if a <= 0:
-            return 0.0                                  # no load: no one waits
-        b = _erlang_b(c, a)
-        return c * b / (c - a * (1 - b)) if c > a else 1.0
+        return erlang_c_of(c, a, _erlang_b(c, a))
     out = _erlang_c_array(np.asarray(c, dtype=float), np.asarray(a, dtype=float))
     return float(out) if out.shape == () else out
 

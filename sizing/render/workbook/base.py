@@ -311,6 +311,10 @@ class Book:
         self.sheets[title] = Sheet(title)
         return self.sheets[title]
 
+    def fresh_name(self, key: str) -> str:
+        """A valid name for `key` that no name given so far takes (parts of long formulas, fleet searches)."""
+        return assign_names([key], reserved=set(self.names.values()) | set(self.defined))[key]
+
     def define(self, name: str, cell: Cell) -> None:
         self.defined[name] = f"='{cell.sheet}'!{coordinate(cell.row, cell.col, absolute=True)}"
         self.named[name] = cell

@@ -68,11 +68,11 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
     first = row
     held = []
     typed = {k + TYPED: cell for k, cell in b.typed.items()}
+    untyped = dict.fromkeys(typed, math.nan)             # as written, nothing is typed into a blank cost cell
     for text, scope, e in sanity_checks(b):
         put_text(ws, row, 1, text)
         put_text(ws, row, 2, scope)
-        held.append(bool(put(ws, row, 3, b.formula(e, typed), value_of=b.value(e, dict.fromkeys(typed, math.nan)))
-                         .cached))
+        held.append(bool(put(ws, row, 3, b.formula(e, typed), value_of=b.value(e, untyped)).cached))
         row += 1
     for dec, cells, holds in b.reconciled:
         put_text(ws, row, 1, "the money reconciles on Summary: capital / horizon + operating = monthly cost, "

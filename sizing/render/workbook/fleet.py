@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...formulas.expr import (FLEET_SEARCH, RECURSION_LIMIT, TAIL, TAIL_C, TINY, TINY_C, BinOp, Call, Expr, Ref,
-                              _erlang_b)
+                              _erlang_b, erlang_b_series, erlang_c_of)
 
-from .base import Align, Book, assign_names, header, put, put_text, widths
+from .base import Align, Book, header, put, put_text, widths
 from .parts import replaced
 
 TITLE = "Fleet"
@@ -41,9 +41,8 @@ def with_blocks(b: Book, e: Expr, key: str, title: str) -> Expr:
 
 
 def name_for(b: Book, key: str) -> str:
-    name = assign_names([key], reserved=set(b.names.values()) | set(b.defined))[key]
-    b.names[key] = name
-    return name
+    b.names[key] = b.fresh_name(key)
+    return b.names[key]
 
 
 def block(b: Book, call: Call, key: str, title: str) -> Ref:
@@ -70,13 +69,14 @@ def block(b: Book, call: Call, key: str, title: str) -> Ref:
     tail, tiny = b.constant(TAIL_C), b.constant(TINY_C)
     fails = []
     offered = values[2]
-    blocking = erlang_b_each(values[0] * values[1] + values[1] * (FLEET_SEARCH - 1), offered)
+    most = values[0] * values[1] + values[1] * (FLEET_SEARCH - 1)       # the largest candidate's slots
+    blocking = erlang_b_series(int(most), offered) if float(most).is_integer() and most <= RECURSION_LIMIT else []
     for k in range(FLEET_SEARCH):
         r = first + k
         servers = values[0] + k
         c = servers * values[1]
         erlang_b = blocking[int(c)] if float(c).is_integer() and c < len(blocking) else _erlang_b(c, offered)
-        chance = 0.0 if offered <= 0 else c * erlang_b / (c - offered * (1 - erlang_b)) if c > offered else 1.0
+        chance = erlang_c_of(c, offered, erlang_b)
         fail = bool(np.log(chance / TAIL + TINY) > servers * values[3] - values[4])
         fails.append(fail)
         put(ws, r, 1, k, "0")
@@ -91,18 +91,6 @@ def block(b: Book, call: Call, key: str, title: str) -> Ref:
     b.define(name_for(b, key), count)
     b.env[key] = float(sum(fails))
     return Ref(key, b.names[key])
-
-
-def erlang_b_each(most: float, load: float) -> list[float]:
-    """Erlang B for 0, 1, ... `most` servers at `load`, by the engine's recursion (one pass serves every candidate:
-    the same numbers as formulas.expr._erlang_b)."""
-    out, b = [1.0], 1.0
-    if not float(most).is_integer() or most > RECURSION_LIMIT:
-        return out
-    for k in range(1, int(most) + 1):
-        b = load * b / (k + load * b)
-        out.append(b)
-    return out
 
 
 def start(b: Book):

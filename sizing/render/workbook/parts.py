@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 from ... import formulas as F
 from ...formulas.expr import BinOp, Call, Expr, Ref
 
-from .base import ROW, Book, assign_names
+from .base import ROW, Book
 
 LIMIT = 300             # characters of a formula (without '=') a reader is asked to check
 
@@ -56,8 +56,7 @@ def split(b: Book, e: Expr, key: str, local: dict[str, str] | None = None, env: 
 
     while size(e) > LIMIT:
         pkey = f"{key}_part{len(parts) + 1}"
-        name = "XX" + ROW if place else \
-            b.names.get(pkey) or assign_names([pkey], reserved=set(b.names.values()) | set(b.defined))[pkey]
+        name = "XX" + ROW if place else b.names.get(pkey) or b.fresh_name(pkey)
         counted: dict[Expr, int] = {}
         for p in pieces(e):
             counted[p] = counted.get(p, 0) + 1
