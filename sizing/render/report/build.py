@@ -1,0 +1,69 @@
+"""The whole context from the engine's results: every number comes from them."""
+
+from __future__ import annotations
+
+from importlib import metadata
+from pathlib import Path
+
+from ... import __version__
+from ... import kinds as K
+from ...evaluate import Results
+from ...output import build_datetime
+from ...scenario import sha256
+from ...narrative import breakeven, defs, findings, label, pairs_of, show, used_keys, workload_ids, workload_title
+from .context import Provenance, Report, Table
+from .method import glossary, method
+from .page_one import FIGURE_COLUMNS, decision_summary, together
+from .sections import workload_section
+
+
+def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
+    """Everything the template shows, formatted; every number comes from the engine's results."""
+    scn = results.scenario
+    meta = {k: v.value for k, v in scn.meta.items()}
+    when = build_datetime(scn)
+    return Report(
+        title=scn.title, owner=str(meta.get("owner", "not stated")), date=str(meta.get("date", when.date())),
+        status=str(meta.get("status", "not stated")), description=str(meta.get("description", "")).strip(),
+        created=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        decisions=tuple(decision_summary(results, i) for i in range(len(results.decisions))), overview=overview(results),
+        together=together(results),
+        findings=findings(results),
+        caveats=caveats(results),
+        workloads=tuple(workload_section(results, wid) for wid in workload_ids(results)),
+        breakeven=breakeven(results), method=method(results),
+        glossary=glossary(results), warnings=tuple(f"{p.path}: {p.message}" for p in results.problems),
+        provenance=Provenance(f"sizing {__version__}", Path(scn.file).name, sha256(scn.data),
+                              when.strftime("%Y-%m-%d %H:%M UTC"), attachments, renderers()),
+    )
+
+
+def overview(r: Results) -> tuple[Table, ...]:
+    """Without a decision: each workload's key figures, options down."""
+    if r.decision:
+        return ()
+    out = []
+    for wid in workload_ids(r):
+        pairs = pairs_of(r, wid)
+        present = defs(pairs)
+        figures = [q for q in K.get(pairs[0].kind).key_figures if q in present][:FIGURE_COLUMNS + 1]
+        if figures:
+            rows = tuple((p.device, *(show(p, q, present[q]) for q in figures)) for p in pairs)
+            out.append(Table(("Option",) + tuple(label(q, pairs[0].kind) for q in figures), rows,
+                             ("l",) + ("r",) * len(figures),
+                             caption=workload_title(r, wid)))
+    return tuple(out)
+
+
+def caveats(r: Results) -> tuple[str, ...]:
+    """Entities whose figures are the reference's illustrative numbers, not a product's."""
+    groups: dict[str, list[str]] = {}
+    used = used_keys(r.pairs)
+    for key, i in r.inputs.items():
+        if key in used and "illustrative" in (i.value.source or ""):
+            groups.setdefault(f"{i.entity.kind} {i.entity.id}", []).append(i.path)
+    return tuple(f"{ent}: {', '.join(paths)}" for ent, paths in groups.items())
+
+
+def renderers() -> str:
+    return ", ".join(f"{n} {metadata.version(n)}" for n in ("WeasyPrint", "matplotlib", "Jinja2"))

@@ -1,0 +1,117 @@
+"""What the report template receives: one typed, preformatted context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Table:
+    """Preformatted cells; `align` is 'l' or 'r' per column; `mark` a row to emphasise."""
+
+    head: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    align: tuple[str, ...]
+    mark: int | None = None
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Chart:
+    caption: str
+    uri: str            # an SVG data URI drawn by charts.py
+
+
+@dataclass(frozen=True)
+class Decision:
+    title: str                        # what the decision settles (its title, else its workload's)
+    device: str | None                # the recommended option, as the table names it
+    device_name: str
+    headline: str
+    objective: str
+    workload: str
+    constraint: str
+    reasons: tuple[str, ...]
+    table: Table
+    table_note: str
+    fleet: str
+    fleet_label: str                  # "Fleet" (the recommendation's) or the cheapest own fleet's, beside a service
+    sensitivity: Sensitivity | None   # the recommendation with each assumption moved
+    budget: str = ""                  # each budget, what the recommendation uses of it and what is left
+
+
+@dataclass(frozen=True)
+class InputGroup:
+    entity: str
+    source: str                                     # the source most of the entity's figures share
+    rows: tuple[tuple[str, str, str, str], ...]     # field, value as written, meaning, source (blank: as above)
+
+
+@dataclass(frozen=True)
+class WorkloadSection:
+    id: str
+    title: str
+    kind: str
+    description: str
+    inputs: tuple[InputGroup, ...]
+    results: tuple[Table, ...]
+    sweep_tables: tuple[Table, ...]
+    charts: tuple[Chart, ...]
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    intro: str
+    flips: tuple[str, ...]            # the first FLIPS_SHOWN changes that alter the recommendation
+    more_flips: str                   # how many more there are, in words ("" when none)
+    chart: Chart | None
+    table: Table
+
+
+@dataclass(frozen=True)
+class MethodEntry:
+    quantity: str
+    unit: str
+    description: str
+    formulas: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MethodGroup:
+    kind: str
+    entries: tuple[MethodEntry, ...]
+
+
+@dataclass(frozen=True)
+class Provenance:
+    tool: str
+    file: str
+    sha256: str
+    built: str
+    attachments: tuple[str, ...]
+    renderers: str
+
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    owner: str
+    date: str
+    status: str
+    description: str
+    created: str                      # W3C date for the PDF metadata
+    decisions: tuple[Decision, ...]
+    together: str                     # several decisions: their recommendations' monthly cost and capital summed
+    overview: tuple[Table, ...]       # key figures per workload, when there is no decision
+    findings: tuple[str, ...]
+    caveats: tuple[str, ...]
+    workloads: tuple[WorkloadSection, ...]
+    breakeven: tuple[str, ...]
+    method: tuple[MethodGroup, ...]
+    glossary: tuple[tuple[str, str, str], ...]
+    warnings: tuple[str, ...]
+    provenance: Provenance
+
+    @property
+    def decision(self) -> Decision | None:
+        return self.decisions[0] if self.decisions else None

@@ -1,0 +1,133 @@
+"""Page one: each decision's recommendation, the options compared, budgets and the recommendations together."""
+
+from __future__ import annotations
+
+from ... import kinds as K
+from ...decide import budget_quantity, pair_of
+from ...evaluate import Pair, Results
+from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label, objective_words, pairs_of, show,
+                          value_words, verdict, why, workload_title)
+from ..format import human
+from .context import Decision, Table
+from .sensitivity import sensitivity
+
+
+FIGURE_COLUMNS = 5                 # key figures beside the objective in the comparison table
+# A service option's figure in place of a fleet's (None: not applicable); the API shows only what it maps.
+VARIANT_FIGURES = {
+    "busy_hours": {"cost_per_million_tokens": "busy_hours_cost_per_million_tokens",
+                   "cost_per_million_requests": "busy_hours_cost_per_million_requests",
+                   "monthly_cost": "busy_hours_monthly_cost", "fleet_devices": "busy_hours_devices", "devices_needed": None,
+                   "monthly_cost_own": None},
+    "api": {"cost_per_million_tokens": "api_cost_per_million_tokens", "monthly_cost": "api_monthly_cost"},
+}
+
+
+def decision_summary(r: Results, which: int) -> Decision:
+    dec = r.decisions[which]
+    best = dec.best
+    wid = dec.workload
+    p = pair_of(r, dec, best) if best else None
+    headline = value_words(r, dec, best) if p else "no option qualifies"
+    constraint, reasons = why(r, dec)
+    table, note = comparison(r, dec)
+    title = dec.title or workload_title(r, wid)
+    name = device_name(r, best.device) if best and best.variant != "api" else ""
+    own = best if best and best.variant == "fleet" else next((o for o in dec.options if o.variant == "fleet"
+                                                              and o.passes), None)
+    fleet = fleet_words(r, pair_of(r, dec, own), own.label) if own else ""
+    if own is not best and fleet:
+        fleet = f"{fleet[:-1]}; {show(pair_of(r, dec, own), own.quantity)}."
+    return Decision(title, best.label if best else None, name, headline, objective_words(dec),
+                    workload_title(r, best.workload if best and best.workload else wid), constraint, tuple(reasons), table, note, fleet,
+                    "Fleet" if own is best else "Cheapest fleet held all month", sensitivity(r, which),
+                    budget_words(r, dec))
+
+
+def spent(r: Results, dec, o, name: str) -> float | None:
+    """What an option uses of a budget, as the decision checks it (renting and the API use no capital)."""
+    qid = budget_quantity(name, o.variant)
+    if qid is None:
+        return 0.0
+    v = pair_of(r, dec, o).values.get(qid)
+    return v if isinstance(v, float) else None
+
+
+def budget_words(r: Results, dec) -> str:
+    """'Budget: monthly $6,000, of which $1,972 used ($4,028 left)', for the recommended option."""
+    if not dec.best or not dec.budget:
+        return ""
+    unit = {"monthly": "USD/month"}
+    named = {"monthly": "", "capex": "capital ", "total": "for the run "}
+    parts = []
+    for name, limit in dec.budget.items():
+        used = spent(r, dec, dec.best, name)
+        u = unit.get(name, "USD")
+        parts.append(f"{named[name]}{human(limit, u)}" + (f", of which {human(used, u)} used ({human(limit - used, u)} "
+                                                           f"left)" if used is not None else ""))
+    return "Budget: " + "; ".join(parts) + "."
+
+
+def together(r: Results) -> str:
+    """Every decision's recommendation together, where there are several: monthly cost and capital."""
+    best = [(d, d.best) for d in r.decisions if d.best]
+    if len(r.decisions) < 2 or len(best) < len(r.decisions):
+        return ""
+    monthly = [spent(r, d, o, "monthly") for d, o in best]
+    capital = [spent(r, d, o, "capex") for d, o in best]
+    if any(v is None for v in monthly):
+        return ""
+    cap = f", which includes writing off {human(sum(capital), 'USD')} of capital bought up front" \
+        if all(v is not None for v in capital) and sum(capital) else ""
+    return f"The {len(best)} recommendations together: {human(sum(monthly), 'USD/month')}{cap}."
+
+
+def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
+    """Options in the engine's ranking order: objective, key figures, and why each other option lost.
+
+    A key figure that reads the same for every option becomes a note under the table instead of a column.
+    """
+    wid, qid = dec.workload, dec.quantity
+    pairs = pairs_of(r, wid)
+    kind = pairs[0].kind if pairs else ""
+    present = defs(pairs)
+    ranked = [(o, pair_of(r, dec, o)) for o in dec.options]
+    fleets = [(o, p) for o, p in ranked if o.variant != "api"]       # the API has no device figures
+    figures, same = [], []
+    for q in K.get(kind).key_figures:
+        if q not in present or q == qid or (q == "ttft" and "ttft_p95" in present) \
+                or (q.startswith("api_") and any(o.variant == "api" for o in dec.options)):
+            continue                  # the API's figures are an option's own row
+        shown = {show(p, q, present[q]) for _, p in fleets}
+        if len(shown) == 1 and len(fleets) > 1:
+            same.append(f"{label(q)} {shown.pop()}")
+        elif len(figures) < FIGURE_COLUMNS:
+            figures.append(q)
+    head = ("Rank", "Option", label(qid)) + tuple(label(q) for q in figures) + ("Verdict",)
+    rows, mark = [], None
+    for i, (o, p) in enumerate(ranked):
+        value = value_words(r, dec, o)
+        if o.id == dec.recommendation:
+            mark = i
+        rows.append((str(o.rank) if o.rank else "–", o.label, value, *(figure(p, o, q) for q in figures),
+                     verdict(r, dec, o)))
+    align = ("r", "l", "r") + ("r",) * len(figures) + ("l",)
+    notes = [f"The same for every option: {'; '.join(same)}."] if same else []
+    if any(o.failures and o.value is not None for o in dec.options):
+        notes.append(f"An option that is priced but fails a requirement (where it runs, the budget) still shows its "
+                     f"{objective_words(dec)}, to show what the requirement costs; it is not ranked. One that does not "
+                     f"fit or misses a target is not priced (n/a).")
+    if dec.unit.endswith("/month"):
+        notes.append(f"A month is {HOURS_PER_MONTH:g} hours (365.25 days / 12).")
+    if any(o.variant == "api" for o in dec.options):
+        notes.append("The hosted API's figures are its provider's: its latency is its stated service level where "
+                     "given (api: ttft_p95, per_token_p95), its capacity is not modelled (–).")
+    return Table(head, tuple(rows), align, mark), " ".join(notes)
+
+
+def figure(p: Pair, o, qid: str) -> str:
+    """A key figure of an option: the fleet's, or the service's own figure in its place (– where none applies)."""
+    if o.variant == "fleet":
+        return show(p, qid)
+    mapped = VARIANT_FIGURES[o.variant].get(qid, qid if o.variant == "busy_hours" else None)
+    return show(p, mapped) if mapped else "–"

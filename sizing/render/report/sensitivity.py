@@ -1,0 +1,104 @@
+"""Sensitivity: the recommendation with each assumption moved by a quarter, one at a time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ... import formulas as F
+from ...evaluate import Results, decide_each
+from ...narrative import objective_words, pairs_of, used_keys
+from .. import charts
+from ..format import human
+from .context import Chart, Sensitivity, Table
+
+
+SENSITIVITY = (0.75, 1.25)         # each assumption moved -25 % and +25 %
+TORNADO_ROWS = 12
+FLIPS_SHOWN = 6                    # changes that alter the recommendation, listed on the first page
+
+
+def assumptions(r: Results, wid: str) -> list[str]:
+    """Input keys read by the decision workload that are numeric assumptions."""
+    used = used_keys(pairs_of(r, wid))
+    return [k for k, i in r.inputs.items() if k in used and F.INPUTS[i.role].assumption
+            and isinstance(i.value.value, (int, float)) and not isinstance(i.value.value, bool)]
+
+
+def nudged(r: Results, key: str, factor: float) -> float | None:
+    """The input moved by the factor (fractions capped at 100 %, counts kept whole); None when that changes nothing."""
+    i = r.inputs[key]
+    v = i.value.value * factor
+    if F.INPUTS[i.role].fraction:
+        v = min(v, 1.0)
+    if isinstance(i.value.value, int):          # a batch of 7.5 sequences is not an assumption anyone makes
+        v = float(max(1, round(v)))
+    return None if v == i.value.value else v
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The engine's decision with one assumption moved: the option recommended and its objective value."""
+
+    moved: bool
+    device: str | None
+    value: float | None
+
+
+def sensitivity(r: Results, which: int) -> Sensitivity | None:
+    """How a decision's recommendation and headline figure move when each assumption moves by a quarter."""
+    dec = r.decisions[which]
+    if not dec.recommendation:
+        return None
+    wid, best = dec.workload, dec.best.label
+    d = F.definition(dec.best.quantity)
+    base = dec.best.value
+    fmt = lambda v: human(v, d.unit, d.display) if v is not None else "n/a"   # noqa: E731
+    keys = assumptions(r, wid)
+    changes = [(k, v) for k in keys for f in SENSITIVITY if (v := nudged(r, k, f)) is not None]
+    decisions = iter(decide_each(r, changes, which))
+    moves = []
+    for key in keys:
+        out = []
+        for f in SENSITIVITY:
+            if nudged(r, key, f) is None:
+                out.append(Outcome(False, best, base))
+                continue
+            alt = next(decisions)
+            chosen = alt.best if alt else None
+            out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None))
+        moves.append((key, out))
+    changed = lambda o: o.moved and (o.device != best or fmt(o.value) != fmt(base))   # noqa: E731
+    shown = [m for m in moves if any(changed(o) for o in m[1])]
+    shown.sort(key=lambda m: (-sum(o.device != best for o in m[1]), -swing(base, m[1]), m[0]))
+    flips = tuple(f"{input_label(r, key)} ({r.inputs[key].value.text}) {'−25 %' if j == 0 else '+25 %'} → "
+                  f"{o.device or 'no option qualifies'}"
+                  for key, out in shown for j, o in enumerate(out) if o.moved and o.device != best)
+    intro = (f"Each assumption below was moved down and up by 25 % (fractions capped at 100 %), one at a time, and "
+             f"the engine re-run. Headline: {objective_words(dec)} of the recommended option, now {fmt(base)} on "
+             f"{best}. {len(moves) - len(shown)} other assumptions move neither the recommendation nor the "
+             f"headline.")
+    swings = [charts.Swing(input_label(r, key), *(o.value if o.moved else None for o in out),
+                           *(f"→ {o.device or 'none'}" if o.moved and o.device != best else "" for o in out))
+              for key, out in shown[:TORNADO_ROWS]]
+    chart = None
+    if swings:
+        chart = Chart("Tornado: the headline figure with each assumption at −25 % (blue) and +25 % (orange); a red "
+                      "note names the option recommended instead.",
+                      charts.tornado(f"Sensitivity of the {objective_words(dec)}", base, swings, d.unit,
+                                     "assumption −25 %", "assumption +25 %"))
+    rows = tuple((input_label(r, key), r.inputs[key].value.text,
+                  *(x for o in out for x in ((o.device or "none qualifies", fmt(o.value)) if o.moved
+                                             else ("(already 100 %)", ""))))
+                 for key, out in shown)
+    head = ("Assumption", "As given", "−25 %: recommended", "headline", "+25 %: recommended", "headline")
+    more = f"and {len(flips) - FLIPS_SHOWN} more in the sensitivity section" if len(flips) > FLIPS_SHOWN else ""
+    return Sensitivity(intro, flips[:FLIPS_SHOWN], more, chart, Table(head, rows, ("l", "r", "l", "r", "l", "r")))
+
+
+def swing(base: float, outcome: list[Outcome]) -> float:
+    return max((abs(o.value - base) for o in outcome if isinstance(o.value, float)), default=0.0)
+
+
+def input_label(r: Results, key: str) -> str:
+    i = r.inputs[key]
+    return f"{i.entity.id} {i.path}"
