@@ -63,6 +63,7 @@ CODES = {
     "parallel-mismatch": "a parallel layout that does not multiply to the devices it splits",
     "budget-not-applicable": "a budget the decided workload has no figure for (monthly for training, total for serving)",
     "currency-mismatch": "an amount in another currency than the scenario's (or a USD catalog price in another)",
+    "final-needs-owner": "status: final without an owner to sign the decision",
     "over-context": "input and output tokens beyond the model's context length (a warning)",
     "sweep-one-field": "a sweep of no field or of several",
     # Hugging Face config.json

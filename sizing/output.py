@@ -22,6 +22,18 @@ def build_datetime(scn: Scenario) -> dt.datetime:
     return dt.datetime(2000, 1, 1)
 
 
+def build_date_words(scn: Scenario) -> str:
+    """Where the date stamped into outputs comes from, for the provenance: said honestly, since it is not the
+    clock (outputs are byte-identical across rebuilds)."""
+    when = build_datetime(scn)
+    if os.environ.get("SOURCE_DATE_EPOCH", "").strip().isdigit():
+        return f"{when:%Y-%m-%d %H:%M} UTC, from SOURCE_DATE_EPOCH"
+    if "date" in scn.meta:
+        return (f"{when:%Y-%m-%d}, the scenario's date (not the clock: the same scenario gives the same bytes; set "
+                f"SOURCE_DATE_EPOCH to stamp a build time)")
+    return f"{when:%Y-%m-%d}, a fixed date (the scenario gives none and SOURCE_DATE_EPOCH is not set)"
+
+
 def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

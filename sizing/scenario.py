@@ -100,6 +100,9 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
             if v is not None:
                 meta[key.text] = v
     chk.require(root, S.TOP_FIELDS, "")
+    if "status" in meta and meta["status"].value == "final" and not ("owner" in meta and str(meta["owner"].value).strip()):
+        chk.problem(meta["status"], "status", "a final decision needs an owner to sign it: add 'owner: <who owns the "
+                    "decision>' or set status: review", "final-needs-owner")
     chk.currency = meta["currency"].value if "currency" in meta else "USD"
     devices = entities(chk, root.get("devices"), "devices", "device", S.DEVICE_FIELDS)
     for key in ("devices", "workloads"):
@@ -159,10 +162,12 @@ def import_config(chk: Checker, m: Entity, base: Path) -> None:
 
 
 def own_source(ent: Entity) -> None:
-    """A scenario entry's `source:` text labels each of its own figures."""
-    if (src := ent.values.get("source")) is not None:
-        for path, v in ent.values.items():
-            ent.values[path] = replace(v, source=f"{src.value} ({v.source})")
+    """A scenario entry's `source:` text labels each of its own figures; `field_sources:` one figure."""
+    src = ent.values.get("source")
+    for path, v in ent.values.items():
+        own = ent.values.get(f"field_sources.{path}", src)
+        if own is not None:
+            ent.values[path] = replace(v, source=f"{own.value} ({v.source})")
 
 
 def mapping_entries(chk: Checker, node: Node, path: str) -> list[tuple[Scalar, Node]]:

@@ -91,7 +91,7 @@ def test_a_code_without_a_well_known_symbol_is_written_out():
 def test_the_report_speaks_the_currency(eur):
     pages = pypdf.PdfReader(io.BytesIO(report_bytes(eur))).pages
     text = " ".join(" ".join(p.extract_text().split()) for p in pages)
-    assert f"Monthly cost: €{eur.decision.best.value:,.0f}/month" in text
+    assert f"MONTHLY COST €{eur.decision.best.value:,.0f} a month" in text
     assert "USD" not in text and "$" not in text
 
 

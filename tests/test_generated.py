@@ -427,6 +427,8 @@ def scenarios(draw, min_devices: int = 1, max_devices: int = 6) -> dict:
         "owner": st.just("Platform"), "date": st.sampled_from(["2026-12-02", "2024-02-29"]),
         "status": st.sampled_from(["draft", "review", "final"]),
     }, p=0.4)))
+    if scn.get("status") == "final" and "owner" not in scn:          # a final decision needs an owner (checked)
+        scn["owner"] = "Platform"
     device_ids = draw(st.lists(st.sampled_from(DEVICE_IDS), min_size=min_devices, max_size=max_devices,
                                unique=True))
     scn["devices"] = {d: draw(DEVICE) for d in device_ids}
@@ -502,6 +504,9 @@ def scenarios(draw, min_devices: int = 1, max_devices: int = 6) -> dict:
         code = draw(st.sampled_from(["EUR", "CHF", "JPY"]))
         scn = in_currency(scn, code)
         scn["currency"] = code
+        for dev in scn["devices"].values():      # a catalog price is USD: a device priced by the catalog states its own
+            if isinstance(dev, dict) and dev.get("from") == "illustrative-accelerator" and "price" not in dev:
+                dev["price"] = f"2.00 {code}/hour"
     if 300 <= draw(st.integers(0, 999)) < 340:     # ~4 %, away from the ends hypothesis favours
         broken(draw, scn)
     return scn

@@ -56,8 +56,8 @@ def test_an_edited_price_goes_back_into_the_yaml_with_its_comments(tmp_path):
     done = sizing("pull", str(book), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert sorted(done.stdout.splitlines()[:2]) == [
-        "devices.mi300x.price: 1.85 USD/hour -> 2.4 USD/hour  (scenario line 33)",
-        "workloads.chat.batch: 16 -> 32  (scenario line 44)"]
+        "devices.mi300x.price: 1.85 USD/hour -> 2.4 USD/hour  (public on-demand list price, 2025-01 (scenario line 36))",
+        "workloads.chat.batch: 16 -> 32  (scenario line 49)"]
     assert done.stdout.splitlines()[2] == f"wrote {src}"
     after = src.read_text()
     assert after == before.replace("price: 1.85 USD/hour", "price: 2.4 USD/hour").replace(
@@ -119,8 +119,9 @@ def test_a_purchase_typed_into_a_blank_cost_cell_becomes_a_costs_block(tmp_path)
     assert [str(c) for c in found] == [
         "devices.h200.costs.purchase: (blank) -> 30000 USD  (not given: blank, not offered that way)",
         "devices.h200.costs.electricity: (blank) -> 0.15 USD/kWh  (not given: blank, read as 0 (no running cost))"]
-    assert "  h200:\n    from: nvidia-h200-sxm-141gb\n    price: 2.25 USD/hour\n    costs:\n      purchase: 30000 USD\n" \
-           "      electricity: 0.15 USD/kWh\n" in text
+    assert "  h200:\n    from: nvidia-h200-sxm-141gb\n    price: 2.25 USD/hour\n    field_sources: {price: \"public " \
+           "on-demand list price, 2026-06\"}\n    costs:\n      purchase: 30000 USD\n      electricity: 0.15 USD/kWh\n" \
+           in text
     assert "# H100s may be bought: 3-year write-off" in text
     (tmp_path / "edited.yaml").write_text(text)
     scn, problems = load_scenario(tmp_path / "edited.yaml")

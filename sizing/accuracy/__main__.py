@@ -5,18 +5,21 @@ import re
 from pathlib import Path
 
 from . import __doc__ as DOC
-from .table import markdown, rows
+from ..catalog import HERE
+from .table import markdown, rows, speeds
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m sizing.accuracy", description=DOC.split("\n\n")[0])
     ap.add_argument("--choose", action="store_true", help="choose the family defaults and write defaults.yaml")
-    ap.add_argument("--readme", metavar="FILE", help="rewrite the accuracy tables between their markers in FILE")
+    ap.add_argument("--readme", metavar="FILE", help="rewrite the accuracy tables between their markers in FILE, and the catalog's "
+                    "accuracy.yaml (each record's measured / predicted speed)")
     args = ap.parse_args(argv)
     if args.readme:
-        path = Path(args.readme)
-        path.write_text(with_tables(path.read_text(), markdown(rows())))
-        print(f"wrote {path}")
+        path, table = Path(args.readme), rows()
+        path.write_text(with_tables(path.read_text(), markdown(table)))
+        (HERE / "accuracy.yaml").write_text(speeds(table))
+        print(f"wrote {path} and {HERE / 'accuracy.yaml'}")
         return
     if args.choose:
         from .choose import choose, write

@@ -26,6 +26,12 @@ class Row:
         """predicted / measured."""
         return None if not self.predicted else self.predicted / self.measured
 
+    @property
+    def speed(self) -> float | None:
+        """Measured speed / predicted speed: below 1, the device delivered less than sizing predicts."""
+        r = self.ratio
+        return None if r is None else (r if self.time else 1 / r)
+
 
 def rows(fields_of=None) -> list[Row]:
     """Every record predicted at the defaults (or with `fields_of(record)` set on its device)."""
@@ -88,3 +94,15 @@ def markdown(table: list[Row]) -> str:
         ratio = f"{r.ratio:.2f}" if r.ratio else ""
         lines.append(f"| {r.id} | {r.device} | {r.measured:,.4g} | {pred} | {ratio} | {'yes' if r.held_out else ''} |")
     return "\n".join(lines)
+
+
+def speeds(table: list[Row]) -> str:
+    """The catalog's accuracy.yaml: each predicted record's device, category and measured / predicted speed, so a
+    report can say how the device's published runs compare with the prediction without re-running them."""
+    import yaml
+    head = ("# Written by `python -m sizing.accuracy --readme README.md` (with the README's accuracy tables): each\n"
+            "# published measurement's speed as measured / as sizing predicts it at the defaults (below 1: the device\n"
+            "# delivered less than predicted). Reports read it for each option's risk line.\n")
+    runs = [{"id": r.id, "device": r.device, "category": r.category, "speed": round(r.speed, 3)}
+            for r in table if r.speed is not None]
+    return head + yaml.safe_dump({"runs": runs}, sort_keys=False, width=110)

@@ -30,3 +30,19 @@ def family_defaults() -> dict[str, dict[str, dict]]:
 def measurements() -> list[dict]:
     """The published measurements, each with its source."""
     return yaml.safe_load((HERE / "measurements.yaml").read_text())["measurements"]
+
+
+@lru_cache(maxsize=1)
+def accuracy_runs() -> tuple[dict, ...]:
+    """Each published run's device, category and measured / predicted speed (accuracy.yaml)."""
+    path = HERE / "accuracy.yaml"
+    return tuple(yaml.safe_load(path.read_text())["runs"]) if path.exists() else ()
+
+
+def device_runs(categories: tuple[str, ...] = ()) -> dict[str, list[float]]:
+    """Per catalog device: the measured / predicted speed of its published runs (of those categories, if given)."""
+    out: dict[str, list[float]] = {}
+    for run in accuracy_runs():
+        if not categories or run["category"] in categories:
+            out.setdefault(run["device"], []).append(run["speed"])
+    return out

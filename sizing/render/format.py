@@ -93,3 +93,21 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4, ce
 
 def percent(value: float, digits: int = 3) -> str:
     return f"{number(value * 100, digits)} %"
+
+
+def money_column(values: list[float | None], missing: str = "n/a") -> list[str]:
+    """Amounts of one table column in one format: whole units when any reaches 1,000, else cents, else four
+    decimals for amounts under ten cents; thousands separators; the currency's symbol; no unit (the header has it)."""
+    shown = [abs(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
+    top = max(shown, default=0.0)
+    low = min((v for v in shown if v), default=1.0)
+    decimals = 0 if top >= 1000 else 2 if low >= 0.1 else 4
+    return [f"{currency.symbol()}{v:,.{decimals}f}" if isinstance(v, (int, float)) and math.isfinite(v) else missing
+            for v in values]
+
+
+def count_column(values: list[float | None], missing: str = "–") -> list[str]:
+    """Counts of one column: whole numbers where all are whole, else one decimal for all."""
+    shown = [v for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
+    decimals = 0 if all(float(v).is_integer() for v in shown) else 1
+    return [f"{v:,.{decimals}f}" if isinstance(v, (int, float)) and math.isfinite(v) else missing for v in values]

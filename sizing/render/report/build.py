@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from datetime import date
 from importlib import metadata
 from pathlib import Path
 
 from ... import __version__
 from ... import kinds as K
 from ...evaluate import Results
-from ...output import build_datetime
+from ...output import build_date_words, build_datetime
 from ...scenario import sha256
 from ...narrative import breakeven, defs, findings, label, pairs_of, show, used_keys, workload_ids, workload_title
 from .context import Provenance, Report, Table
+from .memo import signoff
 from .method import glossary, method
 from .page_one import FIGURE_COLUMNS, decision_summary, together
 from .sections import workload_section
@@ -26,7 +29,8 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
         title=scn.title, owner=str(meta.get("owner", "not stated")), date=str(meta.get("date", when.date())),
         status=str(meta.get("status", "not stated")), description=str(meta.get("description", "")).strip(),
         created=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        decisions=tuple(decision_summary(results, i) for i in range(len(results.decisions))), overview=overview(results),
+        decisions=tuple(decision_summary(results, i, today(scn)) for i in range(len(results.decisions))),
+        overview=overview(results),
         together=together(results),
         findings=findings(results),
         caveats=caveats(results),
@@ -34,8 +38,16 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
         breakeven=breakeven(results), method=method(results),
         glossary=glossary(results), warnings=tuple(f"{p.path}: {p.message}" for p in results.problems),
         provenance=Provenance(f"sizing {__version__}", Path(scn.file).name, sha256(scn.data),
-                              when.strftime("%Y-%m-%d %H:%M UTC"), attachments, renderers()),
+                              build_date_words(scn), attachments, renderers()),
+        signoff=signoff(meta),
     )
+
+
+def today(scn) -> date:
+    """The date sources' ages are counted to: the scenario's, else the build date."""
+    if "date" in scn.meta:
+        return dt.datetime.strptime(scn.meta["date"].value, "%Y-%m-%d").date()
+    return build_datetime(scn).date()
 
 
 def overview(r: Results) -> tuple[Table, ...]:

@@ -38,6 +38,17 @@ class Decision:
     fleet_label: str                  # "Fleet" (the recommendation's) or the cheapest own fleet's, beside a service
     sensitivity: Sensitivity | None   # the recommendation with each assumption moved
     budget: str = ""                  # each budget, what the recommendation uses of it and what is left
+    action: str = ""                  # page one in plain words: what to buy or rent, how many
+    action_detail: str = ""           # the replicas, or the devices on average and at the peak
+    figures: tuple[tuple[str, str], ...] = ()     # the recommendation's money (label, value)
+    reason: str = ""                  # the decisive reason, for a non-engineer
+    runner_up: str = ""               # the runner-up and the margin
+    checked: tuple[str, ...] = ()     # the requirements every option was checked against
+    changes: tuple[str, ...] = ()     # what would change the recommendation, inputs named in words
+    more_changes: str = ""
+    options: Table | None = None      # every option's money, requirements and risks
+    options_note: str = ""
+    risks: str = ""                   # the recommendation's risks, from data
 
 
 @dataclass(frozen=True)
@@ -111,6 +122,7 @@ class Report:
     glossary: tuple[tuple[str, str, str], ...]
     warnings: tuple[str, ...]
     provenance: Provenance
+    signoff: tuple[tuple[str, str], ...] = ()     # (role, name) per signer; a blank name is a line to sign
 
     @property
     def decision(self) -> Decision | None:

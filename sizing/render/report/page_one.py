@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from ... import kinds as K
 from ...decide import budget_quantity, pair_of
 from ...evaluate import Pair, Results
 from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label, objective_words, pairs_of, show,
                           value_words, verdict, why, workload_title)
 from ..format import human
+from ...narrative.memo import action, margin_words, reason, requirements, risks
+from . import memo
 from .context import Decision, Table
 from .sensitivity import sensitivity
 
@@ -23,7 +27,7 @@ VARIANT_FIGURES = {
 }
 
 
-def decision_summary(r: Results, which: int) -> Decision:
+def decision_summary(r: Results, which: int, today: date) -> Decision:
     dec = r.decisions[which]
     best = dec.best
     wid = dec.workload
@@ -38,10 +42,15 @@ def decision_summary(r: Results, which: int) -> Decision:
     fleet = fleet_words(r, pair_of(r, dec, own), own.label) if own else ""
     if own is not best and fleet:
         fleet = f"{fleet[:-1]}; {show(pair_of(r, dec, own), own.quantity)}."
+    sens = sensitivity(r, which)
+    options, options_note = memo.options_table(r, dec, today)
     return Decision(title, best.label if best else None, name, headline, objective_words(dec),
-                    workload_title(r, best.workload if best and best.workload else wid), constraint, tuple(reasons), table, note, fleet,
-                    "Fleet" if own is best else "Cheapest fleet held all month", sensitivity(r, which),
-                    budget_words(r, dec))
+                    workload_title(r, best.workload if best and best.workload else wid), constraint, tuple(reasons),
+                    table, note, fleet, "Fleet" if own is best else "Cheapest fleet held all month", sens,
+                    budget_words(r, dec), *(action(r, dec, best) if best else ("", "")), memo.figures(r, dec),
+                    reason(r, dec, constraint), margin_words(r, dec), tuple(requirements(r, dec)),
+                    sens.flips if sens else (), sens.more_flips if sens else "", options, options_note,
+                    "; ".join(risks(r, dec, best, today)) if best else "")
 
 
 def spent(r: Results, dec, o, name: str) -> float | None:

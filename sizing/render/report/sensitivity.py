@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ... import formulas as F
 from ...evaluate import Results, decide_each
 from ...narrative import objective_words, pairs_of, used_keys
+from ...narrative.memo import changes as in_words, input_words, option_words
 from .. import charts
 from ..format import human
 from .context import Chart, Sensitivity, Table
@@ -42,6 +43,8 @@ class Outcome:
     moved: bool
     device: str | None
     value: float | None
+    to: float | None = None          # the input's moved value
+    words: str | None = None         # the option recommended, as a sentence names it
 
 
 def sensitivity(r: Results, which: int) -> Sensitivity | None:
@@ -65,17 +68,17 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
                 continue
             alt = next(decisions)
             chosen = alt.best if alt else None
-            out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None))
+            out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None,
+                               nudged(r, key, f), option_words(r, chosen) if chosen else None))
         moves.append((key, out))
     changed = lambda o: o.moved and (o.device != best or fmt(o.value) != fmt(base))   # noqa: E731
     shown = [m for m in moves if any(changed(o) for o in m[1])]
     shown.sort(key=lambda m: (-sum(o.device != best for o in m[1]), -swing(base, m[1]), m[0]))
-    flips = tuple(f"{input_label(r, key)} ({r.inputs[key].value.text}) {'−25 %' if j == 0 else '+25 %'} → "
-                  f"{o.device or 'no option qualifies'}"
-                  for key, out in shown for j, o in enumerate(out) if o.moved and o.device != best)
+    flips = tuple(in_words(r, [(key, o.to, o.words) for key, out in shown for o in out
+                              if o.moved and o.device != best]))
     intro = (f"Each assumption below was moved down and up by 25 % (fractions capped at 100 %), one at a time, and "
              f"the engine re-run. Headline: {objective_words(dec)} of the recommended option, now {fmt(base)} on "
-             f"{best}. {len(moves) - len(shown)} other assumptions move neither the recommendation nor the "
+             f"{option_words(r, dec.best)}. {len(moves) - len(shown)} other assumptions move neither the recommendation nor the "
              f"headline.")
     swings = [charts.Swing(input_label(r, key), *(o.value if o.moved else None for o in out),
                            *(f"→ {o.device or 'none'}" if o.moved and o.device != best else "" for o in out))
@@ -100,5 +103,6 @@ def swing(base: float, outcome: list[Outcome]) -> float:
 
 
 def input_label(r: Results, key: str) -> str:
-    i = r.inputs[key]
-    return f"{i.entity.id} {i.path}"
+    """An assumption as a table row or chart label names it: 'Instinct MI300X hourly rental price'."""
+    words = input_words(r, key).removeprefix("the ")
+    return words[:1].upper() + words[1:]

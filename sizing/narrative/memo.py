@@ -1,0 +1,350 @@
+"""Page one in plain language: what to buy or rent and how many, what it costs, the runner-up and the margin, the
+decisive reason a non-engineer reads, the requirements checked, each option's money and risks, and the inputs
+named in words ("the Instinct MI300X hourly price", not "mi300x price")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from .. import formulas as F
+from ..catalog import device_runs
+from ..decide import MONTHLY, pair_of
+from ..evaluate import Results
+from ..formulas.common import HORIZON, MONTH
+from ..render.format import human, percent
+from ..results import Decision, Option
+
+from .common import objective_words, role_value
+from .money import committed
+
+# The published runs that speak for a workload kind's prediction (accuracy categories).
+KIND_RUNS = {"generate": ("decode_batch1", "throughput_large_batch", "ttft"), "train": ("training",),
+             "forward": ("encoder_latency", "encoder_throughput")}
+CLOSE_CALL = 0.30          # a margin under this share is within the defaults' accuracy (README, Accuracy)
+# Inputs as a reader names them (the role's description where none is given here).
+WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficiency": "compute efficiency",
+         "bandwidth_efficiency": "memory-bandwidth efficiency", "layer_overhead": "per-layer latency floor",
+         "memory_reserve": "memory reserve", "electricity": "electricity price", "hosting": "hosting cost",
+         "power": "power draw", "pue": "data-centre PUE", "reserved_discount": "commitment discount",
+         "peak_traffic": "peak traffic", "average_traffic": "average traffic", "utilisation": "average utilisation",
+         "max_utilisation": "planned maximum utilisation", "per_token_target": "time-between-tokens target",
+         "ttft_target": "time-to-first-token target", "latency_target": "latency target", "batch": "batch size",
+         "input_tokens": "prompt length", "output_tokens": "answer length", "train_efficiency": "training efficiency",
+         "memory_bandwidth": "memory bandwidth", "compute_rate": "peak compute rate", "memory": "memory size",
+         "api_output_price": "API price per output token", "api_input_price": "API price per input token",
+         "tokens": "token count", "deadline": "deadline", "interconnect_bandwidth": "interconnect bandwidth"}
+
+
+def short_name(r: Results, did: str) -> str:
+    """A device as a sentence names it: its catalog name without the parenthesis ('Instinct MI300X'), else its id."""
+    d = r.scenario.devices.get(did)
+    name = str(d.get("name") or "") if d is not None else ""
+    return name.split(" (")[0].strip() or did
+
+
+def input_words(r: Results, key: str) -> str:
+    """An input in words: 'the Instinct MI300X hourly price', 'the peak traffic of Support assistant'."""
+    i = r.inputs[key]
+    what = WORDS.get(i.role, F.INPUTS[i.role].description)
+    ent = i.entity
+    if ent.kind == "device":
+        return f"the {short_name(r, ent.id)} {what}"
+    if ent.kind == "workload" and len([w for w in r.scenario.workloads.values() if not w.alternative_of]) > 1:
+        title = ent.get("title") or ent.id
+        return f"the {what} of {title}"
+    if ent.kind == "model":
+        return f"the model's {what}"
+    return f"the {what}"
+
+
+def option_words(r: Results, o: Option, short: bool = False) -> str:
+    """An option as a sentence names it: 'Instinct MI300X rented on demand as traffic needs', 'H200 SXM 141GB
+    (bf16)', 'the hosted API'; `short` as a table names it ('Instinct MI300X, on demand', 'Hosted API')."""
+    if o.variant == "api":
+        return "Hosted API" if short else "the hosted API"
+    name = short_name(r, o.device) + (f" ({o.alternative})" if o.alternative else "")
+    if o.variant == "busy_hours":
+        return f"{name}, on demand" if short else f"{name} rented on demand as traffic needs"
+    return name
+
+
+def count(n: float, what: str) -> str:
+    """'1 device', '7 devices', '3.58 devices'."""
+    return f"{human(n, '')} {what}{'' if n == 1 else 's'}"
+
+
+def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
+    """What to do and how many, and a detail line: ('Rent 7 × Instinct MI300X by the hour, all month', '')."""
+    p = pair_of(r, dec, o)
+    v = p.values if p else {}
+    name = option_words(r, o)
+    if o.variant == "api":
+        return "Use the hosted API", ""
+    if o.variant == "busy_hours":
+        avg, peak = v.get("busy_hours_devices"), v.get("fleet_devices")
+        how = [f"{human(avg, '', digits=3)} devices on average" if isinstance(avg, float) else "",
+               f"{count(peak, 'device')} at the peak" if isinstance(peak, float) else ""]
+        return f"Rent {short_name(r, o.device)}{f' ({o.alternative})' if o.alternative else ''} on demand as " \
+               f"traffic needs", ", ".join(x for x in how if x)
+    n = v.get("fleet_devices", v.get("devices") if p and p.kind == "train" else None)
+    many = f"{human(n, '')} × " if isinstance(n, float) else ""
+    basis = v.get("cost_basis")
+    replicas = v.get("replicas")
+    detail = f"{count(replicas, 'replica')} of {count(n / replicas, 'device')}" \
+        if isinstance(replicas, float) and isinstance(n, float) and replicas and n != replicas else ""
+    if basis == "own":
+        return f"Buy {many}{name}", detail
+    if basis in ("rent", "reserved"):
+        how = "with the commitment discount" if committed(r, p) else "by the hour" + \
+            ("" if p.kind == "train" else ", all month")
+        return f"Rent {many}{name} {how}", detail
+    return (f"Choose {many}{name}" if many else f"Choose {name}"), detail
+
+
+@dataclass(frozen=True)
+class Money:
+    """One option's money in the engine's figures (None where it does not apply): how it is paid, the devices,
+    capital, running cost a month, the monthly cost with capital written off, the horizon and its total, and the
+    cost per unit of work."""
+
+    basis: str
+    devices: float | None
+    capex: float | None
+    opex_monthly: float | None
+    monthly: float | None
+    months: float
+    per_unit: float | None
+    per_unit_qid: str | None
+    run_cost: float | None = None          # a training run: its one-off cost and duration
+    duration: float | None = None
+
+    @property
+    def total(self) -> float | None:
+        """Capital + running cost × the horizon's months (the workbook Summary's 'total over the horizon')."""
+        if self.capex is None or self.opex_monthly is None:
+            return None
+        return self.capex + self.opex_monthly * self.months
+
+
+BASIS = {"own": "bought", "rent": "rented by the hour", "reserved": "rented, committed", "busy_hours": "on demand",
+         "api": "per token"}
+PER_UNIT = {"fleet": ("cost_per_million_tokens", "cost_per_million_requests"),
+            "busy_hours": ("busy_hours_cost_per_million_tokens", "busy_hours_cost_per_million_requests"),
+            "api": ("api_cost_per_million_tokens",)}
+
+
+def horizon_months(r: Results, o: Option) -> float:
+    """The months a fleet's capital is written off over (its amortisation, else 3 years); 3 years for a service."""
+    key = f"device.{o.device}.costs.amortisation"
+    written_off = r.inputs.get(key) or r.blanks.get(key)
+    seconds = written_off.value.value if o.variant == "fleet" and written_off is not None else HORIZON.value
+    return seconds / MONTH.value
+
+
+def money_of(r: Results, dec: Decision, o: Option) -> Money:
+    p = pair_of(r, dec, o)
+    v = p.values if p else {}
+    num = lambda q: v[q] if isinstance(v.get(q), float) else None      # noqa: E731
+    unit_qid = next((q for q in PER_UNIT.get(o.variant, ()) if num(q) is not None), None)
+    months = horizon_months(r, o)
+    if o.variant == "fleet":
+        basis = BASIS.get(v.get("cost_basis"), "–")
+        if basis == BASIS["rent"] and committed(r, p):
+            basis = BASIS["reserved"]
+        devices = num("fleet_devices") if "fleet_devices" in v else num("devices")
+        return Money(basis, devices, num("capex"), num("opex_monthly"), num("monthly_cost"), months,
+                     num(unit_qid) if unit_qid else None, unit_qid, num("cost"), num("duration"))
+    monthly = num(MONTHLY[o.variant])
+    devices = num("busy_hours_devices") if o.variant == "busy_hours" else None
+    return Money(BASIS[o.variant], devices, 0.0 if monthly is not None else None, monthly, monthly, months,
+                 num(unit_qid) if unit_qid else None, unit_qid)
+
+
+def runner_up(dec: Decision) -> Option | None:
+    """The best ranked option after the recommendation."""
+    return next((o for o in dec.options if o.rank == 2), None)
+
+
+def margin_words(r: Results, dec: Decision) -> str:
+    """'Runner-up: H200 SXM 141GB rented on demand as traffic needs at $6,596/month; the recommendation costs
+    $1,760 (27 %) less. A margin under 30 % ...'."""
+    best, second = dec.best, runner_up(dec)
+    if best is None or second is None or best.value is None or second.value is None:
+        return "none: no other option meets every requirement." if best else ""
+    d = F.definition(dec.quantity)
+    unit = d.unit if d else dec.unit
+    gap = abs(second.value - best.value)
+    share = gap / abs(second.value) if second.value else 0.0
+    word = "less" if "USD" in unit else ("higher" if dec.maximise else "lower")
+    verb = "costs" if "USD" in unit else f"has a {objective_words(dec)}"
+    what = human(gap, unit, d.display if d else None)
+    out = f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}; the " \
+          f"recommendation {verb} {what} ({percent(share, 3)}) {word}."
+    if share < CLOSE_CALL:
+        out += (f" A margin under {percent(CLOSE_CALL, 2)} is within how far sizing's estimates can be off "
+                f"(README, Accuracy): treat it as a close call and confirm both with a measurement or a quote.")
+    return out
+
+
+# The decisive reason, by the dominant constraint the engine found (narrative.why's tag).
+FAILED = {"deployment": "cannot be had where it must run", "budget": "is over the budget",
+          "does not fit": "cannot hold the model and its working memory",
+          "no rate at this precision": "cannot run at this precision",
+          "latency target": "answers too slowly for the response-time targets"}
+
+
+def reason(r: Results, dec: Decision, tag: str) -> str:
+    """One sentence a non-engineer reads: why the recommendation wins."""
+    b = dec.best
+    if b is None:
+        return "No option meets every requirement: the table below gives each option's shortfall."
+    name, word = option_words(r, b), "highest" if dec.maximise else "lowest"
+    objective = objective_words(dec)
+    if tag in FAILED:
+        cheapest = min((o for o in dec.options if o.value is not None and o.failures),
+                       key=lambda o: -o.value if dec.maximise else o.value, default=None)
+        if cheapest is not None:
+            return (f"The option with the {word} {objective}, {option_words(r, cheapest)}, {FAILED[tag]}; {name} "
+                    f"is the best that meets every requirement.")
+    p = pair_of(r, dec, b)
+    if tag.startswith("cost: renting"):
+        return ("Traffic is below its peak most of the month, so paying by the hour for the devices it keeps busy "
+                f"costs less than holding a fleet sized for the peak; {name} does so at the {word} {objective}.")
+    if tag.startswith("cost: the hosted API"):
+        return "At this traffic, paying the hosted API per token costs less than running any fleet."
+    if tag == "memory-bound":
+        return (f"Generating text is limited by how fast a chip reads the model from memory, not by its arithmetic, "
+                f"so memory speed and price decide; {name} meets every requirement at the {word} {objective}.")
+    if tag == "compute-bound":
+        return (f"At this batch the work is limited by the chips' arithmetic rate; {name} meets every requirement "
+                f"at the {word} {objective}.")
+    if tag == "link-bound":
+        return (f"Moving the data to and from the device takes most of the time, so the host link decides; {name} "
+                f"has the {word} {objective}.")
+    if tag.startswith("cost: the cheaper device"):
+        return (f"{name} already answers within the response-time target, so a faster device would only cost "
+                f"more.")
+    if p is not None and p.kind == "train":
+        return f"{name} finishes the run by its deadline at the {word} {objective}." \
+            if isinstance(p.values.get("meets_targets"), bool) else f"{name} has the {word} {objective}."
+    return f"{name} meets every requirement at the {word} {objective}." if dec.require else \
+        f"{name} has the {word} {objective}."
+
+
+def requirements(r: Results, dec: Decision) -> list[str]:
+    """What every option was checked against, in words with the scenario's figures."""
+    w = f"workload.{dec.workload}"
+    out = []
+    if "fits_memory" in dec.require:
+        out.append("holds the model and its working memory")
+    if "meets_targets" in dec.require:
+        for key, what in (("targets.per_token_p95", "time between tokens"), ("targets.ttft_p95",
+                          "time to first token"), ("targets.latency_p95", "latency")):
+            if (text := given(r, f"{w}.{key}")) is not None:
+                out.append(f"{what} at most {text} for 95 % of requests")
+        if (text := given(r, f"{w}.deadline", "days")) is not None:
+            out.append(f"finishes within {text}")
+    if (peak := given(r, f"{w}.traffic.peak")) is not None:
+        p = pair_of(r, dec, dec.best) if dec.best else None
+        spare = role_value(r, p, "redundancy") if p else None
+        out.append(f"serves a peak of {peak}" + (f" with {count(spare, 'spare replica')}" if spare else ""))
+    for where in ("cloud", "on-prem", "edge"):
+        if where in dec.require:
+            out.append({"cloud": "can be had in the cloud", "on-prem": "can be had on premises",
+                        "edge": "can run at the edge"}[where])
+    for name, limit in dec.budget.items():
+        unit = "USD/month" if name == "monthly" else "USD"
+        what = {"monthly": "monthly budget", "capex": "capital budget", "total": "budget for the run"}[name]
+        out.append(f"within the {what} of {human(limit, unit)}")
+    return out
+
+
+def given(r: Results, key: str, display: str | None = None) -> str | None:
+    """An input in its display unit ('5 requests/s', '7 days'), or None when not given."""
+    i = r.inputs.get(key)
+    return human(i.value.value, F.INPUTS[i.role].unit, display) if i else None
+
+
+DATE = re.compile(r"\b(20\d\d)(?:-(\d\d))?(?:-(\d\d))?\b")
+
+
+def catalog_id(d) -> str:
+    """The catalog entry a scenario device starts from (`from:`), read from its figures' sources."""
+    for v in d.values.values():
+        if (v.source or "").startswith("catalog "):
+            return v.source[len("catalog "):].split(":")[0]
+    return ""
+
+
+def kind_of(p) -> str:
+    return p.kind if p is not None else ""
+
+
+def source_age(source: str, today: date) -> str:
+    """'of 2025-01, 23 months old' from the newest date a source names; '' when it names none."""
+    found = [(int(y), int(m or 1)) for y, m, _ in DATE.findall(source)]
+    if not found:
+        return ""
+    y, m = max(found)
+    months = (today.year - y) * 12 + today.month - m
+    text = f"{y}-{m:02d}" if re.search(rf"{y}-{m:02d}", source) else str(y)
+    return f"of {text}, {months} months old" if months > 0 else f"of {text}"
+
+
+def risks(r: Results, dec: Decision, o: Option, today: date) -> list[str]:
+    """Short risk notes for an option, from data: how its price is sourced and how old it is, catalog figures
+    marked unverified or illustrative, how the device's published runs compare with the prediction, service
+    caveats."""
+    if o.variant == "api":
+        return ["provider's price and service level; capacity not modelled"]
+    out = []
+    p = pair_of(r, dec, o)
+    own = o.variant == "fleet" and p is not None and p.values.get("cost_basis") == "own"
+    key = f"device.{o.device}.{'costs.purchase' if own else 'price'}"
+    if (i := r.inputs.get(key)) is not None:
+        what = "purchase price" if own else "price"
+        source = i.value.source or ""
+        if not source.startswith("catalog "):
+            d = r.scenario.devices[o.device]
+            given = d.get(f"field_sources.{'costs.purchase' if own else 'price'}")
+            age = source_age(str(given), today) if given else ""
+            guessed = given and "assum" in str(given).lower()
+            out.append(f"{what} {age}" if age else f"{what} {'assumed' if guessed else 'undated' if given else 'not sourced'}")
+        else:
+            age = source_age(source, today)
+            out.append(f"catalog {what} {age}" if age else f"catalog {what}")
+    d = r.scenario.devices.get(o.device)
+    if d is not None:
+        if d.get("illustrative"):
+            out.append("illustrative device")
+        unverified = [k for k in d.values if k.startswith("unverified[")]
+        if unverified:
+            out.append(f"{count(len(unverified), 'figure')} unverified")
+        runs = device_runs(KIND_RUNS.get(kind_of(p), ())).get(catalog_id(d), [])
+        if runs:
+            lo, hi = min(runs), max(runs)
+            spread = f"{lo:.2f}x" if len(runs) == 1 else f"{lo:.2f}-{hi:.2f}x"
+            out.append(f"{count(len(runs), 'published run')} at {spread} the predicted speed")
+        elif not d.get("illustrative"):
+            out.append("no published run: speed is the family's estimate")
+    if own and f"device.{o.device}.costs.electricity" not in r.inputs:
+        out.append("no running cost given")
+    if o.variant == "busy_hours":
+        out.append("on-demand capacity assumed")
+    return out
+
+
+def changes(r: Results, flips: list[tuple[str, float, str | None]]) -> list[str]:
+    """What would change the recommendation, in words: (input key, its moved value, the option recommended
+    instead, in words, or None when none would qualify)."""
+    out = []
+    for key, moved, instead in flips:
+        i = r.inputs[key]
+        unit, shown = F.INPUTS[i.role].unit, "%" if F.INPUTS[i.role].fraction else None
+        way = "higher" if moved > i.value.value else "lower"
+        share = abs(moved / i.value.value - 1) if i.value.value else 0.0
+        out.append(f"{input_words(r, key)} {percent(share, 2)} {way} ({human(moved, unit, shown)} instead of "
+                   f"{human(i.value.value, unit, shown)}): {instead or 'no option qualifies'}")
+    return out

@@ -1,0 +1,152 @@
+"""The memo's page one in plain language: the recommendation's money in a few figures, the options with their
+money, requirements and risks, and the sign-off block."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from ...decide import pair_of
+from ...evaluate import Results
+from ...narrative import failure_tag, objective_words, rate, show, value_words
+from ...narrative.memo import Money, money_of, option_words, risks
+from ...results import Decision, Option
+from ... import currency
+from ..format import count_column, human, money_column, number
+from .context import Table
+
+SHORT_FAILURE = {"deployment": "not available where it must run", "budget": "over the budget",
+                 "does not fit": "does not fit in memory", "no rate at this precision": "no rate at this precision",
+                 "latency target": "too slow for the targets"}
+SIGNERS = (("Prepared by (owner)", "owner"), ("Reviewed by", "reviewer"), ("Approved by", "approver"))
+
+
+def shape(r: Results, dec: Decision) -> str:
+    """'serving' (money by the month), 'run' (a one-off training run) or 'other' (a speed or size objective)."""
+    ms = [money_of(r, dec, o) for o in dec.options]
+    if dec.quantity == "cost" or any(m.run_cost is not None for m in ms) and not any(m.monthly is not None
+                                                                                      for m in ms):
+        return "run"
+    return "serving" if any(m.monthly is not None for m in ms) else "other"
+
+
+def months_text(m: float) -> str:
+    return f"{number(m, 3)} month{'' if m == 1 else 's'}"
+
+
+def basis_text(r: Results, dec: Decision, o: Option, m: Money, average: bool = True) -> str:
+    """How the option is paid, with the rate: 'on demand at $1.85/hour', 'bought at $35,000 each'."""
+    p = pair_of(r, dec, o)
+    if o.variant == "api":
+        return "per token"
+    if o.variant == "busy_hours":
+        price = r.inputs.get(f"device.{o.device}.price")
+        avg = f", {human(m.devices, '', digits=3)} on average" if m.devices is not None and average else ""
+        return f"on demand at {human(price.value.value, 'USD/s')}{avg}" if price else "on demand"
+    if m.basis == "bought" and (i := r.inputs.get(f"device.{o.device}.costs.purchase")):
+        return f"bought at {human(i.value.value, 'USD')} each"
+    if p is not None and isinstance(p.values.get("hourly_rate"), float):
+        return f"{m.basis} at {rate(p, 'hourly_rate')}"
+    return m.basis
+
+
+def figures(r: Results, dec: Decision) -> tuple[tuple[str, str], ...]:
+    """The recommendation's key figures for the box on page one."""
+    o = dec.best
+    if o is None:
+        return ()
+    m = money_of(r, dec, o)
+    objective = (objective_words(dec).capitalize(), value_words(r, dec, o))
+    kind = shape(r, dec)
+    if kind == "serving":
+        capex, opex, monthly, total = money_column([m.capex, m.opex_monthly, m.monthly, m.total])
+        out = [("Monthly cost", f"{monthly} a month"), ("Capital (bought up front)", capex),
+               ("Running cost", f"{opex} a month"), (f"Total over {months_text(m.months)}", total)]
+        if m.per_unit is not None:
+            out.append((per_unit_label(m), show_unit(r, dec, o, m)))
+        out.append(("Paid", basis_text(r, dec, o, m, average=False)))
+        if objective[0] not in dict(out):
+            out.insert(0, objective)
+        return tuple(out)
+    if kind == "run":
+        out = [("Cost of the run", human(m.run_cost, "USD")),
+               ("Duration", human(m.duration, "s", "days") if m.duration is not None else "n/a"),
+               ("Devices", human(m.devices, "")), ("Paid", basis_text(r, dec, o, m))]
+        return tuple(out)
+    return (objective,)
+
+
+def per_unit_label(m: Money) -> str:
+    return "Cost per million requests" if m.per_unit_qid and "requests" in m.per_unit_qid else \
+        "Cost per million tokens"
+
+
+def show_unit(r: Results, dec: Decision, o: Option, m: Money) -> str:
+    return show(pair_of(r, dec, o), m.per_unit_qid) if m.per_unit_qid else "–"
+
+
+def meets(o: Option) -> str:
+    return "yes" if o.passes else f"no: {SHORT_FAILURE.get(failure_tag(o.failures), 'fails a requirement')}"
+
+
+def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
+    """Every option with its money on a stated basis (one format per column, the unit in the header), whether it
+    meets the requirements, and its risks."""
+    kind = shape(r, dec)
+    ms = [money_of(r, dec, o) for o in dec.options]
+    horizons = {round(m.months, 6) for m in ms if m.total is not None}
+    same = len(horizons) <= 1
+    mark = next((i for i, o in enumerate(dec.options) if o.id == dec.recommendation), None)
+    ranks = [str(o.rank) if o.rank else "–" for o in dec.options]
+    names = [f"{option_words(r, o, short=True).removesuffix(', on demand')}\n{basis_text(r, dec, o, m)}"
+             for o, m in zip(dec.options, ms)]
+    devices = count_column([peak_devices(r, dec, o, m) for o, m in zip(dec.options, ms)])
+    verdicts = [meets(o) for o in dec.options]
+    risk = ["; ".join(risks(r, dec, o, today)) or "–" for o in dec.options]
+    if kind == "serving":
+        total = money_column([m.total for m in ms])
+        if not same:
+            total = [t if m.total is None else f"{t} ({months_text(m.months)})" for t, m in zip(total, ms)]
+        cols = [ranks, names, devices, money_column([m.capex for m in ms]),
+                money_column([m.opex_monthly for m in ms]), money_column([m.monthly for m in ms]), total,
+                money_column([m.per_unit for m in ms], "–"), verdicts, risk]
+        month = months_text(horizons.pop()) if same and horizons else "the horizon"
+        unit = "million tokens" if any(m.per_unit_qid and "tokens" in m.per_unit_qid for m in ms) else \
+            "million requests"
+        money = currency.code()
+        head = ("Rank", "Option and how it is paid", "Devices", f"Capital ({money})", f"Running cost ({money}/month)",
+                f"Monthly cost ({money}/month)", f"Total over {month} ({money})", f"Cost per {unit} ({money})",
+                "Meets the requirements", "Risks")
+        align = ("r", "l", "r", "r", "r", "r", "r", "r", "l", "l")
+        note = ("Monthly cost = capital written off over the horizon + running cost per month; total over the "
+                "horizon = capital + running cost × its months. Devices: the fleet, or for renting on demand the "
+                "devices at the peak (the average is billed). Options that do not meet the requirements are not "
+                "ranked; one that does not fit or misses a target is not priced (n/a). Amounts are rounded to whole units "
+                "where they reach 1,000; the workbook's Summary holds them exactly.")
+    elif kind == "run":
+        cols = [ranks, names, devices, money_column([m.run_cost for m in ms]),
+                [human(m.duration, "s", "days") if m.duration is not None else "n/a" for m in ms], verdicts, risk]
+        head = ("Rank", "Option and how it is paid", "Devices", f"Cost of the run ({currency.code()})", "Duration",
+                "Meets the requirements", "Risks")
+        align = ("r", "l", "r", "r", "r", "l", "l")
+        note = "Options that do not meet the requirements are not ranked."
+    else:
+        cols = [ranks, [option_words(r, o, short=True) for o in dec.options],
+                [value_words(r, dec, o) for o in dec.options], verdicts, risk]
+        head = ("Rank", "Option", objective_words(dec).capitalize(), "Meets the requirements", "Risks")
+        align = ("r", "l", "r", "l", "l")
+        note = "Options that do not meet the requirements are not ranked."
+    return Table(head, tuple(zip(*cols)), align, mark), note
+
+
+def peak_devices(r: Results, dec: Decision, o: Option, m: Money) -> float | None:
+    """The devices an option holds: its fleet, or the peak's devices when renting on demand."""
+    if o.variant == "busy_hours":
+        p = pair_of(r, dec, o)
+        v = p.values.get("fleet_devices") if p else None
+        return v if isinstance(v, float) else None
+    return m.devices
+
+
+def signoff(meta: dict) -> tuple[tuple[str, str], ...]:
+    """The sign-off block's lines: who prepared, reviewed and approves (blank lines to sign where not named)."""
+    return tuple((role, str(meta[key]) if key in meta else "") for role, key in SIGNERS)
