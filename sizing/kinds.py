@@ -34,7 +34,18 @@ class Kind:
     cost_per_unit: str | None = None                 # cost per unit of work (cost vs utilisation chart)
     default_utilisation: bool = False                # gets a 100 % utilisation input when none is given
     workload: bool = True                            # a kind a scenario may declare
+    limits: tuple[str, ...] = ()                     # what the model leaves out for this kind (the report's method)
 
+
+QUEUE = "Queueing is M/M/c: Poisson arrivals, exponential service, every slot of every replica shared by all requests."
+# What the model leaves out whatever the workload (the report's method lists these, then each kind's own).
+LIMITS = ("Times follow the roofline (the larger of work at the delivered rate and bytes at the delivered bandwidth) "
+          "plus a fixed floor per layer and pass, and the communication between the devices of a replica (a latency "
+          "and a bandwidth term per collective). Kernel fusion, caching and scheduling are folded into the "
+          "efficiencies: the device family's defaults, read from published measurements (how far they can be "
+          "trusted: README, Accuracy), unless the scenario states its own.",
+          "Costs use the price or purchase figures stated in the scenario; power is drawn in full whenever the "
+          "device is owned.")
 
 KINDS: dict[str, Kind] = {k.id: k for k in (
     Kind("matmul", "matrix product", default_precision="fp32",
@@ -43,7 +54,9 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
          headline=("flops", "bytes", "intensity", "bound", "attainable_rate", "compute_time", "transfer_time",
                    "overhead_time", "total_time", "transfer_share", "effective_rate"),
          swept=("total_time", "effective_rate", "transfer_share"),
-         roofline_point="the kernel"),
+         roofline_point="the kernel",
+         limits=("The host link is a bandwidth and a fixed overhead per copy; the three copies and the kernel run one "
+                 "after another (no overlap of transfers with compute).",)),
     Kind("generate", "LLM serving", default_precision="bf16", devices_role="replica_devices",
          objectives={"latency": "request_latency", "cost": "cost_per_million_tokens"}, crossover="step_time",
          key_figures=("memory_required", "replica_memory", "token_interval", "ttft_p95", "ttft", "tokens_per_s",
@@ -56,7 +69,17 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
                           "cost_per_million_tokens"),
          memory=Memory((("weights", "weights_bytes"), ("KV cache", "kv_cache_bytes"))),
          roofline_point="the decode step", cost_per_unit="cost_per_million_tokens",
-         default_utilisation=True),
+         default_utilisation=True,
+         limits=("Serving throughput follows the static-batch model benchmark tables measure: a replica prefills its "
+                 "batch's prompts, then decodes every answer together. Continuous batching spends the same device "
+                 "time; speculative decoding, prefix caching and the interference of chunked prefills with decoding "
+                 "are not modelled.",
+                 "Mixture-of-experts tokens are routed independently and evenly, which touches the most distinct "
+                 "experts; real routing is skewed, which touches fewer but loads some experts (and the devices "
+                 "holding them) more than others.",
+                 "Sliding-window attention and tied embeddings are not modelled: attention covers the whole context, "
+                 "and the output projection is counted apart from the input embedding.",
+                 QUEUE)),
     Kind("forward", "single forward pass", default_precision="fp32", devices_role="replica_devices",
          objectives={"cost": "cost_per_million_requests"}, crossover="latency",
          key_figures=("footprint_bytes", "latency", "response_p95", "requests_per_s", "devices_needed",
@@ -66,14 +89,23 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
          swept=("latency", "requests_per_s", "footprint_bytes", "fits"),
          swept_precision=("footprint_bytes", "fits", "latency", "requests_per_s"),
          memory=Memory((("weights", "footprint_bytes"),)),
-         cost_per_unit="cost_per_million_requests", default_utilisation=True),
+         cost_per_unit="cost_per_million_requests", default_utilisation=True,
+         limits=("A request is one forward pass over its tokens at the stated batch; the wait to fill a batch is not "
+                 "counted.", QUEUE)),
     Kind("train", "training", default_precision="bf16", devices_role="train_devices",
          objectives={"latency": "duration", "cost": "cost"},
          key_figures=("state_bytes", "fits", "devices", "duration", "cost"),
          headline=("state_bytes", "fits", "devices_to_fit", "devices", "duration", "cost"),
          swept=("duration", "state_bytes", "fits"),
-         memory=Memory((("training state (frozen weights included)", "state_bytes"),))),
+         memory=Memory((("training state (frozen weights included)", "state_bytes"),)),
+         limits=("Training state counts weights, gradients and optimizer moments, sharded evenly; activations are "
+                 "not counted in memory. The pipeline bubble is that of a plain one-forward-one-backward schedule "
+                 "(interleaved schedules shrink it); the gradient all-reduce overlaps the backward pass.",
+                 "Data loading, checkpointing, failures and restarts are not counted: a real run takes longer than "
+                 "its compute.")),
     Kind("benchmark", "benchmark record", workload=False,
+         limits=("A benchmark record is compared with the engine's prediction of the same configuration; the "
+                 "record's runtime and conditions are as its source states them.",),
          headline=("cost_per_million_tokens", "effective_throughput", "cost_per_million_tokens_at_utilisation")),
 )}
 WORKLOAD_KINDS = tuple(k for k, v in KINDS.items() if v.workload)

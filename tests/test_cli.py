@@ -95,7 +95,7 @@ def test_evaluate_table_and_csv():
 def test_evaluate_table_shows_the_sweep():
     table = run("evaluate", str(ROOT / "scenarios" / "ref-link-matmul.yaml")).stdout
     row = next(ln.split() for ln in table.splitlines() if ln.strip().startswith("128 "))
-    assert row[:3] == ["128", "41.94", "us"] and "45.91" in row
+    assert row[:3] == ["128", "41.94", "µs"] and "45.91" in row
     long = run("evaluate", str(ROOT / "scenarios" / "ref-7b-decode.yaml")).stdout
     assert "sweep of batch for decode-batch-64" in long
 

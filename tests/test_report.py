@@ -21,7 +21,8 @@ from sizing import __version__
 from sizing import formulas as F
 from sizing.evaluate import Results, decide_with, evaluate, what_if
 from sizing.render import charts
-from sizing.render.format import human
+from sizing.render.format import aligned, human
+from sizing.narrative import label
 from sizing.render.report import report_bytes
 from sizing.scenario import load_scenario, load_scenario_bytes, sha256
 
@@ -188,9 +189,13 @@ def test_results_tables_carry_the_engines_values():
     path = scenario("ref-link-matmul.yaml")
     r = results(path)
     body = squeezed(text(pdf(path)))
-    for p in r.pairs:
-        for x in p.present():
-            assert squeezed(human(p.values[x.d.id], x.d.unit, x.d.display)) in body, (p.device, x.d.id)
+    pairs = [p for p in r.pairs if p.workload == "link-demo"]
+    for d in {x.d.id: x.d for p in pairs for x in p.present()}.values():
+        have = [p for p in pairs if d.id in p.values]
+        row = aligned([p.values[d.id] for p in have], d.unit, d.display)     # one format across the row
+        cells = iter(row)
+        shown = [next(cells) if p in have else "–" for p in pairs]
+        assert squeezed(label(d.id) + "".join(shown)) in body, (d.id, shown)
 
 
 def test_method_prints_the_formulas_used():
@@ -260,11 +265,21 @@ def test_without_a_workbook_only_the_scenario_is_attached():
     assert set(reader(report_bytes(r)).attachments) == {"ref-classifier.yaml"}
 
 
-def test_pdf_a_3b_with_page_numbers_and_running_title():
+def test_tagged_pdf_a_3a_with_metadata_page_numbers_and_running_title():
     path = scenario("chat-70b-fp8.yaml")
     doc = reader(pdf(path))
-    xmp = doc.trailer["/Root"]["/Metadata"].get_object().get_data()
-    assert b'pdfaid:part="3"' in xmp and b'pdfaid:conformance="B"' in xmp
+    root = doc.trailer["/Root"]
+    xmp = root["/Metadata"].get_object().get_data()
+    assert b'pdfaid:part="3"' in xmp and b'pdfaid:conformance="A"' in xmp
+    assert bool(root["/MarkInfo"]["/Marked"]) and "/StructTreeRoot" in root        # tagged: structure for readers
+    meta = doc.metadata
+    assert meta["/Author"] == "Platform architecture"
+    assert meta["/Subject"] == "Decision memo: Rent Instinct MI300X on demand as traffic needs (Support assistant (chat))"
+    assert meta["/Keywords"] == "sizing, hardware sizing, chat-70b-fp8, h100, h200, b200, mi300x, gaudi3, generate"
+    names = root["/Names"]["/EmbeddedFiles"]["/Names"]
+    described = {names[i]: names[i + 1].get_object()["/Desc"] for i in range(0, len(names), 2)}
+    assert described["chat-70b-fp8.yaml"].startswith("The scenario this report was computed from")
+    assert described["chat-70b-fp8.xlsx"].startswith("The formula-live workbook of the same scenario")
     n = len(doc.pages)
     second = " ".join(doc.pages[1].extract_text().split())
     assert f"Page 2 of {n}" in second

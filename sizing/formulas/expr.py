@@ -403,6 +403,8 @@ def to_text(e: Expr, parent: int = -1) -> str:
     if isinstance(e, Const):
         if isinstance(e.value, str):
             return f'"{e.value}"'
+        if e.name:                     # a named constant reads by name; the method lists its value once
+            return e.name
         v = e.value
         if isinstance(v, float) and math.isnan(v):
             return NOTHING_TEXT

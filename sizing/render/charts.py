@@ -147,7 +147,7 @@ def roofline(title: str, ceilings: list[Series], points: list[Point]) -> Figure:
     for p in points:
         face = "white" if p.hollow else colour(p.colour)
         ax.plot([p.x], [p.y / factor], "o", markersize=6, color=colour(p.colour), markerfacecolor=face, zorder=3)
-    ax.plot([], [], "o", color="#444444", label="operating point")
+    ax.plot([], [], "o", color="#444444", label="operating point (device's colour)")
     if any(p.hollow for p in points):
         ax.plot([], [], "o", color="#444444", markerfacecolor="white", label="with overheads")
     ax.set_xscale("log")
@@ -167,16 +167,23 @@ def memory(title: str, bars: list[Bar]) -> Figure:
     name, factor = scaled(values, "byte")
     part_names = list(dict.fromkeys(n for b in bars for n, _ in b.parts))
     shades = ("#4a6fa5", "#9bb8de", "#c9d8ee")
+    labelled: set[str] = set()                  # each legend entry once, from the first bar that draws it
+
+    def once(name: str) -> str | None:
+        if name in labelled:
+            return None
+        labelled.add(name)
+        return name
+
     for i, b in enumerate(reversed(bars)):
         left = 0.0
         for n, v in b.parts:
             k = part_names.index(n)
-            ax.barh(i, v / factor, left=left, height=0.55, color=shades[k % len(shades)],
-                    label=n if i == 0 else None)
+            ax.barh(i, v / factor, left=left, height=0.55, color=shades[k % len(shades)], label=once(n))
             left += v / factor
         if b.capacity is not None:
             ax.plot([b.capacity / factor] * 2, [i - 0.38, i + 0.38], color="black", linewidth=2,
-                    label="memory available" if i == 0 else None)
+                    label=once("memory available"))
     ax.set_yticks(range(len(bars)), [b.label for b in reversed(bars)])
     for t in ax.get_yticklabels():
         t.set_parse_math(False)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Iterable
 
 from .. import currency
 
 # For each SI unit, the display units tried from largest to smallest, with their factor.
 SCALES: dict[str, list[tuple[str, float]]] = {
-    "s": [("days", 86400.0), ("h", 3600.0), ("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)],
+    "s": [("days", 86400.0), ("h", 3600.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)],
     "byte": [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3), ("B", 1.0)],
     "byte/s": [("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("B/s", 1.0)],
     "FLOP": [("PFLOP", 1e15), ("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6), ("FLOP", 1.0)],
@@ -19,7 +20,7 @@ SCALES: dict[str, list[tuple[str, float]]] = {
     "1/s": [("GHz", 1e9), ("MHz", 1e6), ("Hz", 1.0)],
 }
 FIXED: dict[str, tuple[str, float]] = {
-    "ms": ("ms", 1e-3), "us": ("us", 1e-6), "s": ("s", 1.0), "h": ("h", 3600.0), "GB": ("GB", 1e9),
+    "ms": ("ms", 1e-3), "us": ("µs", 1e-6), "s": ("s", 1.0), "h": ("h", 3600.0), "GB": ("GB", 1e9),
     "MB": ("MB", 1e6), "kB/token": ("kB/token", 1e3), "TFLOP/s": ("TFLOP/s", 1e12),
     "GFLOP/s": ("GFLOP/s", 1e9), "GFLOP": ("GFLOP", 1e9), "TFLOP": ("TFLOP", 1e12), "PFLOP": ("PFLOP", 1e15),
     "token/s": ("tokens/s", 1.0), "request/s": ("requests/s", 1.0), "USD/Mtoken": ("$/M tokens", 1.0),
@@ -92,6 +93,9 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4, ce
 
 
 def percent(value: float, digits: int = 3) -> str:
+    """'53.3 %'; a share too small to read in a few digits is '< 0.01 %' (never scientific notation)."""
+    if value and abs(value * 100) < 0.01:
+        return "< 0.01 %" if value > 0 else "> −0.01 %"
     return f"{number(value * 100, digits)} %"
 
 
@@ -111,3 +115,96 @@ def count_column(values: list[float | None], missing: str = "–") -> list[str]:
     shown = [v for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
     decimals = 0 if all(float(v).is_integer() for v in shown) else 1
     return [f"{v:,.{decimals}f}" if isinstance(v, (int, float)) and math.isfinite(v) else missing for v in values]
+
+
+# -- units a person reads ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Shown:
+    """A number as a person reads it: value in `label`; value x factor is the SI value."""
+
+    label: str
+    factor: float = 1.0
+    percent: bool = False
+
+
+def numbers(values: Iterable) -> list[float]:
+    """The finite magnitudes among values (booleans and text left out; numpy scalars welcome)."""
+    out = []
+    for v in map(plain, values):
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+            out.append(abs(v))
+    return out
+
+
+def display_unit(values: Iterable, unit: str, display: str | None) -> Shown:
+    """One display unit for a row of engine values: the one format.human picks for the smallest."""
+    nums = numbers(values)
+    if display == "%":
+        return Shown("%", 1.0, True)
+    if display in PINNED:
+        return Shown(*PINNED[display])
+    if unit in SCALES and any(nums):        # all zero (no queueing wait): the definition's own display unit
+        return Shown(*scale_for(min(x for x in nums if x), unit))
+    if display in FIXED:
+        return Shown(*FIXED[display])
+    return Shown(TEXT_UNITS.get(unit, unit))
+
+
+def plain(v: Any) -> Any:
+    """A Python scalar for a numpy one (sweep series are arrays)."""
+    return v.item() if hasattr(v, "item") and not isinstance(v, (int, float, bool, str)) else v
+
+
+def aligned(values: list[Any], unit: str, display: str | None = None, digits: int = 4) -> list[str]:
+    """Engine values of one row or column in one format: one display unit (the one the largest reads in), fixed
+    decimals (the largest to `digits` significant digits, the smallest to two at least, at most 3; percentages to
+    one or two; money in cents, or whole units when any reaches 1,000), thousands separators; a value too small
+    for the decimals reads '< 0.01'. Text, booleans and missing values are shown as `human` shows them."""
+    nums = [v for v in map(plain, values) if isinstance(v, (int, float)) and not isinstance(v, bool)
+            and math.isfinite(v)]
+    top = max((abs(v) for v in nums), default=0.0)
+    low = min((abs(v) for v in nums if v), default=0.0)
+    if not nums or display in PINNED or (low and top / low > 1000 and display != "%"):
+        return [human(v, unit, display) for v in values]     # magnitudes too far apart for one unit
+    if display == "%":
+        name, scale, percent = "%", 100.0, True
+    elif unit in SCALES and top:
+        name, factor = scale_for(top, unit)
+        scale, percent = 1 / factor, False
+    elif display in FIXED:
+        name, scale, percent = FIXED[display][0], 1 / FIXED[display][1], False
+    else:
+        name, scale, percent = TEXT_UNITS.get(unit, unit), 1.0, False
+    mags = [abs(v) * scale for v in nums if v]
+    money = name.startswith("$")
+    if money:
+        decimals = 0 if max(mags, default=0) >= 1000 else 2 if min(mags, default=1) >= 0.1 else 4
+    elif percent:
+        decimals = 1 if min((m for m in mags if m >= 0.05), default=1) >= 1 else 2
+    elif all(float(m).is_integer() for m in mags):
+        decimals = 0
+    else:
+        big = digits - 1 - math.floor(math.log10(max(mags)))
+        small = 1 - math.floor(math.log10(min(mags)))
+        decimals = max(0, min(3, max(big, small)))
+    suffix = " %" if percent else "" if money else f" {currency.units(name)}".rstrip()
+
+    def one(v: Any) -> str:
+        v = plain(v)
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+            return human(v, unit, display)
+        x = v * scale
+        tiny = x and abs(x) < 0.5 * 10 ** -decimals
+        text = f"{10 ** -decimals:.{decimals}f}" if tiny else f"{x:,.{decimals}f}"
+        if money:
+            text = f"{currency.symbol()}{text}{name[1:]}"
+        else:
+            text += suffix
+        return f"< {text}" if tiny else text
+    return [one(v) for v in values]
+
+
+def separated(text: str) -> str:
+    """A value as written with thousands separators in its long whole numbers: '35000 USD' -> '35,000 USD'."""
+    import re
+    return re.sub(r"(?<![\w.,-])(\d{5,})(?![\w.,])", lambda m: f"{int(m[1]):,}", text)

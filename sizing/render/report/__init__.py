@@ -1,5 +1,5 @@
 """The PDF decision report: one typed context from the engine's results (build, page_one, sections, figures,
-sensitivity, method), a Jinja2 template, WeasyPrint PDF/A-3b (pdf)."""
+sensitivity, method), a Jinja2 template, WeasyPrint tagged PDF/A-3a (pdf)."""
 
 from .build import build_context
 from .page_one import budget_words, together

@@ -7,17 +7,17 @@ from datetime import date
 from importlib import metadata
 from pathlib import Path
 
-from ... import __version__
+from ... import __version__, currency
 from ... import kinds as K
 from ...evaluate import Results
 from ...output import build_date_words, build_datetime
 from ...scenario import sha256
-from ...narrative import breakeven, defs, findings, label, pairs_of, show, used_keys, workload_ids, workload_title
+from ...narrative import breakeven, defs, findings, label, pairs_of, used_keys, workload_ids, workload_title
 from .context import Provenance, Report, Table
 from .memo import signoff
-from .method import glossary, method
+from .method import constants, glossary, method
 from .page_one import FIGURE_COLUMNS, decision_summary, together
-from .sections import workload_section
+from .sections import row_of, workload_section
 
 
 def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
@@ -39,7 +39,9 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
         glossary=glossary(results), warnings=tuple(f"{p.path}: {p.message}" for p in results.problems),
         provenance=Provenance(f"sizing {__version__}", Path(scn.file).name, sha256(scn.data),
                               build_date_words(scn), attachments, renderers()),
-        signoff=signoff(meta),
+        signoff=signoff(meta), constants=constants(results), currency=currency.code(),
+        limits=tuple(dict.fromkeys(K.LIMITS + tuple(x for kind in dict.fromkeys(p.kind for p in results.pairs)
+                                                    for x in K.get(kind).limits))),
     )
 
 
@@ -60,7 +62,8 @@ def overview(r: Results) -> tuple[Table, ...]:
         present = defs(pairs)
         figures = [q for q in K.get(pairs[0].kind).key_figures if q in present][:FIGURE_COLUMNS + 1]
         if figures:
-            rows = tuple((p.device, *(show(p, q, present[q]) for q in figures)) for p in pairs)
+            columns = [row_of(pairs, q, present[q]) for q in figures]
+            rows = tuple((p.device, *(c[i] for c in columns)) for i, p in enumerate(pairs))
             out.append(Table(("Option",) + tuple(label(q, pairs[0].kind) for q in figures), rows,
                              ("l",) + ("r",) * len(figures),
                              caption=workload_title(r, wid)))

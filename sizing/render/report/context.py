@@ -123,6 +123,10 @@ class Report:
     warnings: tuple[str, ...]
     provenance: Provenance
     signoff: tuple[tuple[str, str], ...] = ()     # (role, name) per signer; a blank name is a line to sign
+    constants: tuple[tuple[str, str, str], ...] = ()   # named constants in the formulas: name, value, meaning
+    terms: tuple[tuple[str, str], ...] = ()       # the glossary: each technical term the report uses, explained
+    currency: str = "USD"                         # the scenario's currency code
+    limits: tuple[str, ...] = ()                  # what the model leaves out: common, then each kind's present
 
     @property
     def decision(self) -> Decision | None:

@@ -108,7 +108,8 @@ def memory_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
             bars.append(charts.Bar(p.device, col[p.device], parts, held[1] if held else None))
     if not bars:
         return None
-    return Chart(f"Memory of {wid} against each device's capacity as its fit check counts it (black mark).",
+    mark = " (black mark)" if any(b.capacity is not None for b in bars) else ""
+    return Chart(f"Memory of {wid}, in its parts, against each device's capacity as its fit check counts it{mark}.",
                  charts.memory(f"Memory: {wid}", bars))
 
 

@@ -8,11 +8,13 @@ from ... import kinds as K
 from ...evaluate import Results
 from ...formulas.graph import QuantityDef
 from ...narrative import used_keys
+from ..format import display_unit, number
 from .context import MethodEntry, MethodGroup
 
 
 def method(r: Results) -> tuple[MethodGroup, ...]:
-    """The formulas actually used, printed from the formula graph, one group per workload kind."""
+    """The formulas actually used, printed from the formula graph, one group per workload kind; each quantity's
+    unit is the one the report shows it in (the formulas compute in SI base units)."""
     out = []
     for kind in dict.fromkeys(p.kind for p in r.pairs):
         pairs = [p for p in r.pairs if p.kind == kind]
@@ -29,13 +31,38 @@ def method(r: Results) -> tuple[MethodGroup, ...]:
             forms = variants[qid]
             texts = tuple(t if len(forms) == 1 else f"{t}   [{', '.join(dict.fromkeys(devs))}]"
                           for t, devs in forms.items())
-            entries.append(MethodEntry(qid, currency.units(d.unit) or "–", d.description, texts))
+            shown = display_unit([p.values.get(qid) for p in pairs], d.unit, d.display)
+            unit = currency.label(shown.label) if shown.label else "–"
+            entries.append(MethodEntry(qid, unit, d.description, texts))
         if any(p.compared for p in pairs):
             c = next(x.d for p in pairs for x in p.compared)
             entries.append(MethodEntry("speedup_vs_<device>", "–", "speed-up against each other device",
                                        (c.description.rsplit(" (", 1)[0],)))
         out.append(MethodGroup(K.get(kind).words, tuple(entries)))
     return tuple(out)
+
+
+def constants(r: Results) -> tuple[tuple[str, str, str], ...]:
+    """The named constants the formulas use: name, value and meaning."""
+    names: dict[str, None] = {}
+    for p in r.pairs:
+        for x in p.planned:
+            if not isinstance(x.expr, F.Missing):
+                names.update(dict.fromkeys(c.name for c in consts(x.expr) if c.name))
+    out = []
+    for name in names:
+        c, meaning = F.NAMED[name]
+        shown = f"{c.value:g}" if 0 < abs(c.value) < 1e-4 else number(c.value, 6)
+        value = f"{shown} {currency.units(c.unit)}".strip()
+        out.append((name, value, meaning))
+    return tuple(out)
+
+
+def consts(e) -> list:
+    if isinstance(e, F.Const):
+        return [e]
+    return [c for a in getattr(e, "args", ()) or (getattr(e, "a", None), getattr(e, "b", None)) if a is not None
+            for c in consts(a)]
 
 
 def glossary(r: Results) -> tuple[tuple[str, str, str], ...]:

@@ -9,7 +9,7 @@ from ...decide import budget_quantity, pair_of
 from ...evaluate import Pair, Results
 from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label, objective_words, pairs_of, show,
                           value_words, verdict, why, workload_title)
-from ..format import human
+from ..format import aligned, human
 from ...narrative.memo import action, margin_words, reason, requirements, risks
 from . import memo
 from .context import Decision, Table
@@ -118,8 +118,9 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
         value = value_words(r, dec, o)
         if o.id == dec.recommendation:
             mark = i
-        rows.append((str(o.rank) if o.rank else "–", o.label, value, *(figure(p, o, q) for q in figures),
-                     verdict(r, dec, o)))
+        rows.append((str(o.rank) if o.rank else "–", o.label, value, verdict(r, dec, o)))
+    columns = [column(ranked, q, present[q]) for q in figures]
+    rows = [(*row[:3], *(c[i] for c in columns), row[3]) for i, row in enumerate(rows)]
     align = ("r", "l", "r") + ("r",) * len(figures) + ("l",)
     notes = [f"The same for every option: {'; '.join(same)}."] if same else []
     if any(o.failures and o.value is not None for o in dec.options):
@@ -134,9 +135,17 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
     return Table(head, tuple(rows), align, mark), " ".join(notes)
 
 
-def figure(p: Pair, o, qid: str) -> str:
-    """A key figure of an option: the fleet's, or the service's own figure in its place (– where none applies)."""
+def figure(p: Pair, o, qid: str) -> str | None:
+    """The quantity that gives an option's key figure: the fleet's, or the service's own in its place (None where
+    none applies)."""
     if o.variant == "fleet":
-        return show(p, qid)
-    mapped = VARIANT_FIGURES[o.variant].get(qid, qid if o.variant == "busy_hours" else None)
-    return show(p, mapped) if mapped else "–"
+        return qid
+    return VARIANT_FIGURES[o.variant].get(qid, qid if o.variant == "busy_hours" else None)
+
+
+def column(ranked: list, qid: str, d) -> list[str]:
+    """A key figure for every option in one format (aligned); an en dash where it does not apply."""
+    values = [p.values.get(q) if (q := figure(p, o, qid)) and q in p.values else None for o, p in ranked]
+    shown = aligned([v for v in values if v is not None], d.unit, d.display)
+    it = iter(shown)
+    return [next(it) if v is not None else "–" for v in values]

@@ -1,6 +1,10 @@
-"""The report as HTML and as PDF/A-3b with its attachments: templates and WeasyPrint."""
+"""The report as HTML and as tagged PDF/A-3a with its attachments: templates and WeasyPrint."""
 
 from __future__ import annotations
+
+import html
+import re
+from dataclasses import replace
 
 from functools import lru_cache
 from pathlib import Path
@@ -9,39 +13,71 @@ from ... import currency
 from ...evaluate import Results
 from ...output import build_datetime
 from ...scenario import sha256
+from ...narrative.glossary import terms_in
 from .build import build_context
 
 
+# PDF/A-3 for the attachments (the scenario and the workbook are not PDFs); level a, accessible: WeasyPrint 70 tags
+# the structure (headings, tables, figures) for it, deterministically.
+PDF_VARIANT = "pdf/a-3a"
 TEMPLATE = "report.html.j2"
 STYLESHEET = "report.css"
 
 
 @currency.rendered
 def report_bytes(results: Results, workbook: bytes | None = None) -> bytes:
-    """The PDF/A-3b report, with the scenario YAML (and the workbook, if given) attached; same input, same bytes."""
+    """The report as tagged PDF/A-3a, with the scenario YAML (and the workbook, if given) attached and described;
+    Author, Subject and Keywords set from the scenario; same input, same bytes."""
     import weasyprint
 
     scn = results.scenario
     when = build_datetime(scn)
     names = attachment_names(results, workbook is not None)
-    html = report_html(results, names)
+    ctx = build_context(results, names)
+    page = html_of(ctx)
     fetcher = weasyprint.urls.URLFetcher(allowed_protocols={"data"}, fail_on_errors=True)
     files = [weasyprint.Attachment(string=scn.data, name=names[0], relationship="Source", created=when,
-                                   modified=when, url_fetcher=fetcher)]
+                                   modified=when, url_fetcher=fetcher,
+                                   description=f"The scenario this report was computed from ({names[0]}): the exact "
+                                               f"input, SHA-256 {sha256(scn.data)}")]
     if workbook is not None:
         files.append(weasyprint.Attachment(string=workbook, name=names[1], relationship="Data", created=when,
-                                           modified=when, url_fetcher=fetcher))
+                                           modified=when, url_fetcher=fetcher,
+                                           description="The formula-live workbook of the same scenario: every result "
+                                                       "a formula over the inputs, for finance to check and edit"))
     css = weasyprint.CSS(string=read_template(STYLESHEET), url_fetcher=fetcher)
-    doc = weasyprint.HTML(string=html, base_url=None, url_fetcher=fetcher)
-    return doc.write_pdf(stylesheets=[css], attachments=files, pdf_variant="pdf/a-3b",
+    doc = weasyprint.HTML(string=page, base_url=None, url_fetcher=fetcher).render(stylesheets=[css])
+    doc.metadata.authors = [str(scn.meta["owner"].value)] if "owner" in scn.meta else []
+    doc.metadata.description = subject(ctx)
+    doc.metadata.keywords = keywords(results)
+    return doc.write_pdf(attachments=files, pdf_variant=PDF_VARIANT,
                          pdf_identifier=sha256(scn.data)[:32].encode("ascii"))
+
+
+def subject(ctx) -> str:
+    """The PDF's Subject: what the memo recommends."""
+    said = [f"{d.action} ({d.workload})" for d in ctx.decisions if d.device]
+    return "Decision memo: " + ("; ".join(said) if said else ctx.title)
+
+
+def keywords(results: Results) -> list[str]:
+    """The PDF's Keywords: the tool, the scenario, its devices and workload kinds."""
+    scn = results.scenario
+    kinds = dict.fromkeys(p.kind for p in results.pairs)
+    return ["sizing", "hardware sizing", scn.name, *scn.compare, *kinds]
 
 
 @currency.rendered
 def report_html(results: Results, attachments: tuple[str, ...] | None = None) -> str:
     """The report as HTML (what WeasyPrint lays out)."""
-    ctx = build_context(results, attachments or attachment_names(results, False))
-    return environment().get_template(TEMPLATE).render(r=ctx)
+    return html_of(build_context(results, attachments or attachment_names(results, False)))
+
+
+def html_of(ctx) -> str:
+    """The template rendered twice: the glossary lists the technical terms the first rendering's text uses."""
+    template = environment().get_template(TEMPLATE)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", template.render(r=ctx)))
+    return template.render(r=replace(ctx, terms=terms_in(text)))
 
 
 def template_dir() -> Path:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Pair, Results
-from ...narrative import defs, device_name, label, pairs_of, plain, show, used_keys, workload_title
-from ..format import human
+from ...narrative import defs, device_name, label, pairs_of, plain, used_keys, workload_title
+from ..format import aligned, human, separated
 from .context import InputGroup, Table, WorkloadSection
 from .figures import workload_charts
 
@@ -40,7 +40,7 @@ def input_groups(r: Results, pairs: list[Pair]) -> tuple[InputGroup, ...]:
         sources = [i.value.source or "" for i in inputs]
         common = max(set(sources), key=lambda s: (sources.count(s), s)) if sources else ""
         common = common if sources.count(common) >= max(2, len(sources) / 2) else ""
-        rows = tuple((i.path, i.value.text, F.INPUTS[i.role].description,
+        rows = tuple((i.path, separated(i.value.text), F.INPUTS[i.role].description,
                       "" if common and i.value.source == common else i.value.source or "") for i in inputs)
         out.append(InputGroup(entity_heading(r, kind, eid), common, rows))
     return tuple(out)
@@ -62,8 +62,7 @@ def result_tables(pairs: list[Pair]) -> tuple[Table, ...]:
         rows = []
         for qid, d in present.items():
             if any(qid in p.values for p in chunk):
-                shown = (show(p, qid, d) if qid in p.values else "–" for p in chunk)
-                rows.append((label(qid, chunk[0].kind), *shown))
+                rows.append((label(qid, chunk[0].kind), *row_of(chunk, qid, d)))
         out.append(Table(("Quantity",) + tuple(p.device for p in chunk), tuple(rows), ("l",) + ("r",) * len(chunk)))
     return tuple(out)
 
@@ -85,3 +84,10 @@ def sweep_tables(r: Results, wid: str) -> tuple[Table, ...]:
             out.append(Table((f"Precision ({did})",) + tuple(label(q) for q in qids), rows,
                              ("l",) + ("r",) * len(qids)))
     return tuple(out)
+
+
+def row_of(pairs: list[Pair], qid: str, d) -> list[str]:
+    """One quantity across the pairs in one format (aligned); an en dash where a pair has none."""
+    have = [p for p in pairs if qid in p.values]
+    shown = dict(zip((p.device for p in have), aligned([p.values[qid] for p in have], d.unit, d.display)))
+    return [shown.get(p.device, "–") for p in pairs]

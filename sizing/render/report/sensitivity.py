@@ -9,7 +9,7 @@ from ...evaluate import Results, decide_each
 from ...narrative import objective_words, pairs_of, used_keys
 from ...narrative.memo import changes as in_words, input_words, option_words
 from .. import charts
-from ..format import human
+from ..format import human, separated
 from .context import Chart, Sensitivity, Table
 
 
@@ -89,7 +89,7 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
                       "note names the option recommended instead.",
                       charts.tornado(f"Sensitivity of the {objective_words(dec)}", base, swings, d.unit,
                                      "assumption −25 %", "assumption +25 %"))
-    rows = tuple((input_label(r, key), r.inputs[key].value.text,
+    rows = tuple((input_label(r, key), separated(r.inputs[key].value.text),
                   *(x for o in out for x in ((o.device or "none qualifies", fmt(o.value)) if o.moved
                                              else ("(already 100 %)", ""))))
                  for key, out in shown)

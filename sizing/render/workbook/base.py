@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ... import currency
@@ -17,7 +16,7 @@ from ...formulas.expr import constant
 from ...units import split_quantity, to_unit
 from xlsxwriter.utility import xl_cell_to_rowcol
 
-from ..format import FIXED, PINNED, SCALES, TEXT_UNITS, scale_for
+from ..format import SCALES, TEXT_UNITS, Shown, numbers, plain, scale_for
 from .names import (CONSTANT, ENTITY_PREFIX, MASTER, RECOMMENDATION, REQUIREMENTS_MET, UNIT, assign_names,
                     names_of, raw_name, valid_name)
 from .sheet import CHECK_BAD, CHECK_OK, Align, Cell, Sheet, Validation, cached, coordinate
@@ -56,39 +55,6 @@ def inverse_integer(factor: float) -> int | None:
 PER = {3600: constant("seconds_per_hour", 3600, "s/hour", "seconds in an hour"),
        60: constant("seconds_per_minute", 60, "s/min", "seconds in a minute"),
        86400: constant("seconds_per_day", 86400, "s/day", "seconds in a day"), 2629800: MONTH}
-
-
-# -- units a person reads ---------------------------------------------------------------------
-@dataclass(frozen=True)
-class Shown:
-    """A number as a person reads it: value in `label`; value x factor is the SI value."""
-
-    label: str
-    factor: float = 1.0
-    percent: bool = False
-
-
-def numbers(values: Iterable) -> list[float]:
-    """The finite magnitudes among values (booleans and text left out; numpy scalars welcome)."""
-    out = []
-    for v in map(plain, values):
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
-            out.append(abs(v))
-    return out
-
-
-def display_unit(values: Iterable, unit: str, display: str | None) -> Shown:
-    """One display unit for a row of engine values: the one format.human picks for the smallest."""
-    nums = numbers(values)
-    if display == "%":
-        return Shown("%", 1.0, True)
-    if display in PINNED:
-        return Shown(*PINNED[display])
-    if unit in SCALES and any(nums):        # all zero (no queueing wait): the definition's own display unit
-        return Shown(*scale_for(min(x for x in nums if x), unit))
-    if display in FIXED:
-        return Shown(*FIXED[display])
-    return Shown(TEXT_UNITS.get(unit, unit))
 
 
 def number_format(values: Iterable, shown: Shown = Shown("")) -> str:
@@ -262,11 +228,6 @@ def widths(ws: Sheet, sizes: dict[str, float]) -> None:
         ws.widths[xl_cell_to_rowcol(f"{letter}1")[1] + 1] = w
 
 
-def plain(v: Any) -> Any:
-    """A Python scalar for a numpy one (sweep series are arrays)."""
-    return v.item() if hasattr(v, "item") and not isinstance(v, (int, float, bool, str)) else v
-
-
 def qkey(p: Pair, qid: str) -> str | None:
     return next((x.key for x in p.cells() if x.d.id == qid), None)
 
@@ -337,7 +298,8 @@ class Book:
             return ref
         key = (label, factor)
         if key not in self.units:
-            base = re.sub(r"[^A-Za-z0-9]+", "_", currency.label(label).replace("/", " per ")).strip("_") or "unit"
+            plain = currency.label(label).replace("/", " per ").replace("µ", "u")       # µs: u.us
+            base = re.sub(r"[^A-Za-z0-9]+", "_", plain).strip("_") or "unit"
             name, n = f"{UNIT}.{base}", 1
             while name in self.units.values():
                 n += 1

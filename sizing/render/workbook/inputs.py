@@ -13,8 +13,9 @@ from ...formulas.expr import nothing
 
 from . import fleet, parts
 
-from .base import (Align, Book, Cell, ENTITY_ORDER, Shown, Sheet, blank_shown, by_workload, display_unit, exact_format,
-                   header, input_shown, number_format, put, put_text, rule_of, validation, widths)
+from .base import (Align, Book, Cell, ENTITY_ORDER, Sheet, blank_shown, by_workload, exact_format, header,
+                   input_shown, number_format, put, put_text, rule_of, validation, widths)
+from ..format import Shown, display_unit
 from .sheet import coordinate
 
 

@@ -12,8 +12,8 @@ from ...evaluate import Pair
 from ...formulas.expr import all_of
 from ...results import Decision, Option
 
-from .base import (Book, RECOMMENDATION, Sheet, by_workload, display_unit, header, number_format, numbers, put,
-                   put_text, qkey, widths)
+from .base import (Book, RECOMMENDATION, Sheet, by_workload, header, number_format, put, put_text, qkey, widths)
+from ..format import display_unit, numbers
 from .sheet import column_letter
 from .inputs import align_text, block_header
 from .checks import colour_booleans

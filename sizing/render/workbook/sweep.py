@@ -12,7 +12,8 @@ from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Pair, SweepResult, sweep_paths
 
-from .base import Align, Book, ROW, Shown, Sheet, display_unit, number_format, numbers, plain, put, put_text, qkey
+from .base import (Align, Book, ROW, Sheet, number_format, put, put_text, qkey)
+from ..format import Shown, display_unit, numbers, plain
 from .sheet import Chart, Series, cached, column_letter
 from .sheet import FormulaColumn
 from . import parts

@@ -1,0 +1,103 @@
+"""The glossary: every technical term a report may use, in words a non-engineer reads. A report lists the terms
+that appear in it (found in its text, so the list follows what is said, not a fixed set)."""
+
+from __future__ import annotations
+
+import re
+
+# (term as listed, pattern that finds it in the text (case-insensitive, whole words), meaning)
+TERMS: tuple[tuple[str, str, str], ...] = (
+    ("95th percentile (p95)", r"p95|95 ?%|95th percentile",
+     "the value 95 % of requests stay within; 5 % take longer"),
+    ("amortisation (capital written off)", r"amortis\w*|written off|write-off",
+     "spreading a purchase price evenly over the months it is used (the horizon) to give a monthly cost"),
+    ("batch", r"batch(es)?",
+     "the requests (sequences) a device processes together in one step; larger batches raise throughput and "
+     "the time each user waits between tokens"),
+    ("bandwidth", r"bandwidth",
+     "how many bytes per second memory or a link can move (GB/s, TB/s)"),
+    ("BF16, FP16, FP8, FP4, INT8, INT4", r"bf16|fp16|fp8|fp4|int8|int4|fp32",
+     "number formats: 16, 8 or 4 bits per value; fewer bits hold a model in less memory and read it faster, "
+     "at some cost in accuracy"),
+    ("break-even", r"break-even",
+     "the point (utilisation, batch, size) at which two choices cost or take the same"),
+    ("capital (capex)", r"capital|capex",
+     "money spent up front to buy devices"),
+    ("commitment discount (reserved)", r"commitment discount|reserved",
+     "a lower hourly price in exchange for committing to rent for a term"),
+    ("compute-bound", r"compute-bound",
+     "limited by the device's arithmetic rate: a faster chip helps, more memory bandwidth does not"),
+    ("cost basis", r"cost basis|on demand|by the hour|bought",
+     "how an option is paid for: bought (capital plus running costs), rented by the hour all month, rented on "
+     "demand only for the hours traffic needs, or paid per token to a hosted API"),
+    ("decode", r"decod\w+",
+     "generating the answer one token at a time, each step reading the whole model from memory"),
+    ("efficiency", r"efficiency|efficiencies",
+     "the share of a device's datasheet peak that real software reaches; sizing's defaults come from published "
+     "measurements (README, Accuracy)"),
+    ("FLOP, FLOP/s, TFLOP/s", r"t?flop(/s)?",
+     "floating-point operations (arithmetic steps) and how many a device does per second (tera = 10¹²)"),
+    ("hosted API", r"hosted api",
+     "a provider's model service paid per token; its capacity and latency are the provider's"),
+    ("horizon", r"horizon",
+     "the months over which options are compared: the purchase's write-off period, else three years"),
+    ("intensity (arithmetic intensity)", r"intensity",
+     "operations done per byte read from memory; below the ridge point memory speed limits the device"),
+    ("interconnect (NVLink, Infinity Fabric, ICI)", r"interconnect|nvlink|infinity fabric|\bici\b",
+     "the fast links between the devices of one server that serve one model copy together"),
+    ("KV cache", r"kv cache|kv-cache",
+     "memory holding what the model has read of each conversation so far; grows with the context and the batch"),
+    ("latency", r"latency|latencies",
+     "the time from a request's arrival to its answer"),
+    ("latency floor", r"latency floor|layer overhead|per-layer",
+     "a fixed time per model layer and step (kernel launches, synchronisation) that no faster hardware removes"),
+    ("LoRA", r"lora",
+     "fine-tuning a small set of added weights instead of the whole model: less memory and compute"),
+    ("memory-bound", r"memory-bound",
+     "limited by how fast the device reads memory, not by its arithmetic: memory bandwidth decides speed"),
+    ("memory reserve", r"memory reserve|reserve",
+     "the share of device memory the serving software keeps for itself and cannot give to the model"),
+    ("mixture of experts (MoE)", r"mixture[- ]of[- ]experts|\bmoe\b|experts?",
+     "a model whose layers have several expert networks of which each token uses a few: all must be held in "
+     "memory, few are computed"),
+    ("model-FLOPs utilisation (MFU)", r"model-flops utilisation|\bmfu\b",
+     "the share of the devices' peak arithmetic a training run turns into model progress"),
+    ("parallelism (tensor, pipeline, expert, data)", r"tensor[- ]parallel\w*|pipeline|expert[- ]parallel\w*|"
+     r"data[- ]parallel\w*", "ways of splitting one model or job over several devices; the devices must then "
+     "exchange data, which costs time"),
+    ("prefill", r"prefill\w*",
+     "reading the prompt before the first output token: arithmetic-heavy, it sets the time to first token"),
+    ("PUE", r"\bpue\b",
+     "power usage effectiveness: data-centre power per watt the devices draw (1.3: 30 % more for cooling etc.)"),
+    ("queueing (M/M/c, Erlang C)", r"queue\w*|erlang|m/m/c",
+     "the waiting model: requests arrive at random and wait when every replica is busy; Erlang C gives the "
+     "chance of waiting"),
+    ("replica", r"replicas?",
+     "one complete copy of the model on its own devices, serving requests independently"),
+    ("ridge point", r"ridge point",
+     "the intensity at which a device's arithmetic and memory limits meet"),
+    ("roofline", r"roofline",
+     "the chart of the highest rate a device can reach at each intensity: a slope (memory) then a flat roof "
+     "(arithmetic)"),
+    ("running cost (opex)", r"running cost|opex|operating",
+     "monthly costs besides capital: rent, or electricity and hosting for owned devices"),
+    ("sensitivity (tornado chart)", r"sensitivity|tornado",
+     "how the result moves when each assumption is moved by a quarter, one at a time"),
+    ("SHA-256", r"sha-256",
+     "a fingerprint of a file: any change to the scenario changes it"),
+    ("time between tokens", r"time between tokens|per-token time|between tokens",
+     "the gap a user sees between two words (tokens) of the answer as it streams"),
+    ("time to first token (TTFT)", r"time to first token|\bttft\b",
+     "from the request's arrival to the first token of the answer: waiting, then reading the prompt"),
+    ("token", r"tokens?",
+     "the unit a model reads and writes: a word or part of one (about three quarters of a word in English)"),
+    ("utilisation", r"utilisation|utilization",
+     "the share of time devices are busy; idle time is still paid for when devices are held all month"),
+)
+
+
+def terms_in(text: str) -> tuple[tuple[str, str], ...]:
+    """The glossary entries whose term appears in `text` (whole words, any case), in alphabetical order."""
+    found = [(term, meaning) for term, pattern, meaning in TERMS
+             if re.search(rf"(?<![\w-])(?:{pattern})(?![\w-])", text, re.I)]
+    return tuple(sorted(found, key=lambda tm: tm[0].lower()))

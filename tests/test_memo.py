@@ -1,0 +1,158 @@
+"""The report as a decision memo (issue 15): page one's words, the options' risks, the sign-off, the glossary, the
+kind's limits, number formats, page fill and the PDF's metadata."""
+
+from __future__ import annotations
+
+import io
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+
+import pdfplumber
+import pytest
+
+from sizing.evaluate import evaluate
+from sizing.narrative.glossary import terms_in
+from sizing.narrative.memo import input_words, margin_words, risks, source_age
+from sizing.render.format import aligned, count_column, money_column, percent, separated
+from sizing.scenario import load_scenario, load_scenario_bytes
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@lru_cache(maxsize=None)
+def results(name: str):
+    scn, problems = load_scenario(ROOT / "scenarios" / f"{name}.yaml")
+    assert scn is not None, problems
+    return evaluate(scn)
+
+
+# -- number formats ----------------------------------------------------------------------------------------
+def test_a_row_of_values_reads_in_one_unit_with_fixed_decimals():
+    assert aligned([188e-6, 0.064], "s", "ms") == ["0.19 ms", "64.00 ms"]           # not '188 µs' beside '64 ms'
+    assert aligned([0.533, 0.4638, 2.7e-10], "", "%") == ["53.3 %", "46.4 %", "< 0.1 %"]
+    assert aligned([0.533, 0.4638], "", "%") == ["53.3 %", "46.4 %"]
+    assert aligned([584.4, 1461.2], "USD/month", "USD/month") == ["$584/month", "$1,461/month"]
+    assert aligned([0.9234, 1.15], "USD/Mtoken", "USD/Mtoken") == ["$0.92/M tokens", "$1.15/M tokens"]
+    assert aligned([77.32e9, 153.9e9], "byte", "GB") == ["77.3 GB", "153.9 GB"]
+    assert aligned([7.0, 12.0, None, True], "") == ["7", "12", "n/a", "yes"]
+
+
+def test_money_and_count_columns_keep_one_format():
+    assert money_column([0.0, 240000.0, 957.3, None]) == ["$0", "$240,000", "$957", "n/a"]
+    assert money_column([2.45, 0.3667]) == ["$2.45", "$0.37"]
+    assert money_column([0.045, 0.3667]) == ["$0.0450", "$0.3667"]
+    assert count_column([7.0, 12.0, None]) == ["7", "12", "–"]
+    assert count_column([3.58, 7.0]) == ["3.6", "7.0"]
+
+
+def test_long_numbers_as_written_get_thousands_separators_and_tiny_shares_no_exponent():
+    assert separated("70553706496") == "70,553,706,496"
+    assert separated("35000 USD") == "35,000 USD"
+    assert separated("2026-12-02") == "2026-12-02" and separated("8192") == "8192"
+    assert percent(2.719e-10) == "< 0.01 %" and percent(0.533) == "53.3 %"
+
+
+# -- page one's words --------------------------------------------------------------------------------------
+def test_inputs_are_named_in_words_not_ids():
+    r = results("chat-70b-fp8")
+    assert input_words(r, "device.mi300x.price") == "the Instinct MI300X hourly rental price"
+    assert input_words(r, "workload.chat.traffic.peak") == "the peak traffic"
+    two = results("platform-two-services")
+    key = next(k for k in two.inputs if k.endswith(".traffic.peak"))
+    assert input_words(two, key).startswith("the peak traffic of ")            # several workloads: which one
+
+
+def test_the_margin_is_stated_and_a_small_one_called_a_close_call():
+    r = results("chat-70b-fp8")
+    words = margin_words(r, r.decision)
+    assert words.startswith("H200 SXM 141GB rented on demand as traffic needs at $6,596/month; the recommendation "
+                            "costs $1,760/month (26.7 %) less.")
+    assert "close call" in words                                     # 26.7 % < 30 %: within the defaults' accuracy
+    wide = results("capacity-chat-8b")
+    assert "close call" not in margin_words(wide, wide.decision)    # 33.4 %
+
+
+def test_risks_come_from_data():
+    r = results("chat-70b-fp8")
+    dec = r.decision
+    best = dec.best
+    said = risks(r, dec, best, date(2026, 12, 2))
+    assert said[0] == "price of 2025-01, 23 months old"                 # from the scenario's field_sources
+    assert "2 figures unverified" in said                              # the catalog's unverified list
+    assert any(s.startswith("5 published runs at 0.44-1.18x the predicted speed") for s in said)
+    assert said[-1] == "on-demand capacity assumed"
+    gaudi = next(o for o in dec.options if o.device == "gaudi3" and o.variant == "fleet")
+    assert risks(r, dec, gaudi, date(2026, 12, 2))[0] == "price assumed"
+    api = results("capacity-chat-8b")
+    assert risks(api, api.decision, api.decision.best, date(2026, 12, 2)) == [
+        "provider's price and service level; capacity not modelled"]
+    assert source_age("list price 2026-04 (1.65 to 6.88)", date(2026, 12, 2)) == "of 2026-04, 8 months old"
+    assert source_age("no date", date(2026, 12, 2)) == ""
+
+
+def test_a_final_decision_needs_an_owner():
+    text = b"sizing: 1\nname: t\nstatus: final\ndevices: {a: {from: nvidia-h100-sxm5-80gb, price: 2 USD/hour}}\n" \
+           b"workloads: {w: {kind: generate, model: llama-3.1-8b}}\n"
+    scn, problems = load_scenario_bytes(text, "t.yaml")
+    assert scn is None
+    assert [str(p) for p in problems] == [
+        "t.yaml:3:9: error: status: a final decision needs an owner to sign it: add 'owner: <who owns the decision>' "
+        "or set status: review"]
+    scn, problems = load_scenario_bytes(text.replace(b"status: final", b"status: final\nowner: CTO office"), "t.yaml")
+    assert scn is not None, problems
+
+
+def test_the_glossary_lists_the_terms_that_appear():
+    found = dict(terms_in("The decode step is memory-bound; the KV cache grows with the batch (p95 latency)."))
+    assert set(found) == {"decode", "memory-bound", "KV cache", "batch", "95th percentile (p95)", "latency"}
+    assert "expert" not in " ".join(found) and not terms_in("expert_parallel 1")    # an id is not a word
+    assert list(found) == sorted(found, key=str.lower)
+
+
+# -- the rendered memo -------------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def pdf(name: str) -> bytes:
+    from sizing.render.report import report_bytes
+    return report_bytes(results(name))
+
+
+def pages(name: str) -> list[str]:
+    with pdfplumber.open(io.BytesIO(pdf(name))) as doc:
+        return [" ".join((p.extract_text() or "").split()) for p in doc.pages]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["chat-70b-fp8", "capacity-chat-8b", "finetune-approach", "eu-assistant-eur",
+                                  "platform-two-services"])
+def test_no_page_but_the_last_is_less_than_a_third_full(name):
+    with pdfplumber.open(io.BytesIO(pdf(name))) as doc:
+        for i, page in enumerate(doc.pages[:-1]):
+            top, bottom = 17 * 72 / 25.4, page.height - 16 * 72 / 25.4          # the page's margins (report.css)
+            marks = [c["bottom"] for c in page.chars if top < c["top"] and c["bottom"] < bottom] + \
+                [im["bottom"] for im in page.images]
+            assert (max(marks) - top) / (bottom - top) > 1 / 3, f"page {i + 1} of {name} is less than a third full"
+
+
+@pytest.mark.slow
+def test_glossary_and_method_in_display_units_and_the_training_limits_only_where_training_is():
+    text = " ".join(pages("chat-70b-fp8"))
+    glossary = text[text.index("Glossary The technical terms this report uses"):]
+    assert "KV cache: memory holding what the model has read of each conversation" in glossary
+    assert "memory-bound: limited by how fast the device reads memory" in glossary
+    assert "LoRA" not in glossary                                      # not used in a serving report
+    assert "step_time ms max(step_compute_time, step_memory_time)" in text      # unit as the report shows it
+    assert "seconds_per_month 2,629,800 s/month seconds in a month" in text      # constants by name, once
+    assert "2.6298e+06" not in text
+    assert "Training state counts weights" not in text and "Serving throughput follows the static-batch" in text
+    tune = " ".join(pages("finetune-approach"))
+    assert "Training state counts weights" in tune and "Serving throughput follows the static-batch" not in tune
+    assert "Llm serving" not in text and "LLM serving" in text
+
+
+@pytest.mark.slow
+def test_the_sign_off_block_and_provenance_say_who_and_when():
+    first = pages("finetune-approach")[0]
+    assert "Sign-off Role Name Signature Date Prepared by (owner) Applied ML Reviewed by Approved by" in first
+    last = " ".join(pages("finetune-approach")[-2:])
+    assert "Built 2026-12-03, the scenario's date (not the clock" in last
