@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -19,8 +20,7 @@ POINTS = 1_000_000
 def sweep_rate() -> tuple[int, float]:
     """Evaluate a batch sweep of POINTS values on every device of the 70B scenario."""
     text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text()
-    text = text.replace("sweep: {batch: [1, 2, 4, 8, 16, 32, 64, 128]}",
-                        f"sweep: {{batch: {{from: 1, to: {POINTS}, points: {POINTS}}}}}")
+    text = re.sub(r"^sweep: .*$", f"sweep: {{batch: {{from: 1, to: {POINTS}, points: {POINTS}}}}}", text, flags=re.M)
     scn, problems = load_scenario_bytes(text.encode(), "bench.yaml", base=ROOT / "scenarios")
     assert scn is not None, problems
     start = time.perf_counter()

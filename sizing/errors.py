@@ -65,7 +65,8 @@ CODES = {
     "currency-mismatch": "an amount in another currency than the scenario's (or a USD catalog price in another)",
     "final-needs-owner": "status: final without an owner to sign the decision",
     "over-context": "input and output tokens beyond the model's context length (a warning)",
-    "sweep-one-field": "a sweep of no field or of several",
+    "sweep-one-field": "a sweep of no field or of more than two",
+    "sweep-grid-too-large": "a two-field sweep of more than 400 cells",
     # Hugging Face config.json
     "unsupported-architecture": "a state-space or recurrent model in config.json",
     "unknown-model-type": "a config.json model type without a parameter formula (estimated)",

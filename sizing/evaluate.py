@@ -59,6 +59,7 @@ class SweepResult:
     values: list
     series: dict[str, dict[str, Any]]           # device -> quantity -> numpy array (or list) of values
     crossovers: list[Crossover]
+    shown: tuple[str, ...] = ()                 # what terminal, workbook and report show: quantities that move
 
 
 @dataclass
@@ -71,6 +72,7 @@ class Results:
     problems: list[Problem]
     crossovers: list[Crossover] = field(default_factory=list)   # found without a sweep (matmul size)
     blanks: dict[str, Input] = field(default_factory=dict)      # cost cells left blank (binding.Binder.blank)
+    grids: list = field(default_factory=list)                   # two-field sweeps (sweeps.GridResult)
 
     def input_values(self) -> dict[str, Any]:
         """key -> value of every input cell (blank ones as they read)."""
@@ -150,9 +152,10 @@ def evaluate_once(scn: Scenario) -> Results:
     for p in pairs:
         p.values = {x.d.id: scalar(env[x.key]) for x in p.present()}
     problems = warnings(scn, pairs, binder.blanks)
-    from .sweeps import sweep          # sweeps re-run the pairs this module defines (imported late: a cycle)
-    sweeps = sweep(scn, binder, pairs, env) if scn.sweep else []
-    if scn.sweep and not sweeps:
+    from .sweeps import grids, sweep   # sweeps re-run the pairs this module defines (imported late: a cycle)
+    grid = scn.sweep is not None and scn.sweep.by is not None
+    sweeps = sweep(scn, binder, pairs, env) if scn.sweep and not grid else []
+    if scn.sweep and not grid and not sweeps:
         s = scn.sweep
         problems.append(Problem(scn.file, s.line, s.col, f"sweep.{s.parameter}",
                                 f"no compared workload has '{s.parameter}' to sweep; nothing was swept", "warning",
@@ -164,6 +167,13 @@ def evaluate_once(scn: Scenario) -> Results:
     from .sweeps import size_crossovers
     results.crossovers = size_crossovers(scn, pairs, env, sweeps)
     results.decisions = decide(results)
+    if grid:
+        results.grids = grids(scn, results)
+        if not results.grids:
+            s = scn.sweep
+            results.problems.append(Problem(scn.file, s.line, s.col, f"sweep.{s.parameter}",
+                                            f"no compared workload has both '{s.parameter}' and '{s.by.parameter}' "
+                                            f"to sweep; nothing was swept", "warning", code="nothing-swept"))
     return results
 
 

@@ -20,13 +20,14 @@ from .schema import CATALOG_DIR, Checker, Entity, Field, Scenario, Value
 
 @dataclass(frozen=True)
 class Sweep:
-    """One workload field swept over a list of values."""
+    """One workload field swept over a list of values; with `by`, a second field: the grid of both."""
 
     parameter: str
     values: tuple
     workload: str | None
     line: int
     col: int
+    by: Sweep | None = None
 
 
 # -- catalog -------------------------------------------------------------------------------
@@ -317,12 +318,22 @@ def sweep_of(chk: Checker, node: Node | None, workloads: dict) -> Sweep | None:
         else:
             chk.unknown(k, f"sweep.{k.text}", list(S.SWEEP_KEYS) + ["workload"])
             return None
-    if len(params) != 1:
-        chk.problem(node, "sweep", "sweep exactly one field, e.g. {batch: [1, 8, 64]}", "sweep-one-field")
+    if len(params) not in (1, 2):
+        chk.problem(node, "sweep", "sweep one field, e.g. {batch: [1, 8, 64]}, or two for a grid, e.g. "
+                    "{batch: [1, 8, 64], precision: [bf16, fp8]}", "sweep-one-field")
         return None
-    key, vnode = params[0]
-    values = sweep_values(chk, key.text, vnode)
-    return Sweep(key.text, values, target, key.line, key.col) if values else None
+    found = [(k, sweep_values(chk, k.text, v)) for k, v in params]
+    if not all(values for _, values in found):
+        return None
+    if len(found) == 2 and len(found[0][1]) * len(found[1][1]) > S.MAX_GRID_CELLS:
+        k = found[1][0]
+        chk.problem(k, f"sweep.{k.text}", f"a grid of {len(found[0][1])} x {len(found[1][1])} = "
+                    f"{len(found[0][1]) * len(found[1][1]):,} cells is more than {S.MAX_GRID_CELLS}: each cell is a "
+                    f"decision; sweep fewer values of one field", "sweep-grid-too-large")
+        return None
+    (key, values), *more = found
+    by = Sweep(more[0][0].text, more[0][1], target, more[0][0].line, more[0][0].col) if more else None
+    return Sweep(key.text, values, target, key.line, key.col, by)
 
 
 def sweep_values(chk: Checker, param: str, node: Node) -> tuple:

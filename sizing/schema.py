@@ -2,7 +2,7 @@
 
 from .language.checker import Checker
 from .language.fields import (ALL_WORKLOAD_FIELDS, BENCHMARK_FIELDS, COMMON_WORKLOAD, DECISION_FIELDS, DEPLOYMENTS,
-                              DEVICE_FIELDS, DEVICE_KINDS, MAX_SWEEP_POINTS, MODEL_FIELDS, OPTIMIZER_STATE_BYTES,
+                              DEVICE_FIELDS, DEVICE_KINDS, MAX_GRID_CELLS, MAX_SWEEP_POINTS, MODEL_FIELDS, OPTIMIZER_STATE_BYTES,
                               PRECISION_BYTES, PRECISIONS, REQUIREMENTS, SWEEP, SWEEP_FIELDS, SWEEP_KEYS, SWEEP_RANGE,
                               TOP, TOP_FIELDS, WEIGHT_ONLY, WORKLOAD, WORKLOAD_FIELDS, Field,
                               compute_precision)
@@ -14,7 +14,7 @@ from .language.values import Entity, Scenario, Value
 
 __all__ = [
     "ALL_WORKLOAD_FIELDS", "BENCHMARK_FIELDS", "CATALOG_DIR", "COMMON_WORKLOAD", "DECISION_FIELDS", "DEPLOYMENTS",
-    "DEVICE_FIELDS", "DEVICE_KINDS", "MAX_SWEEP_POINTS", "MAX_TEXT", "MODEL_FIELDS", "OPTIMIZER_STATE_BYTES",
+    "DEVICE_FIELDS", "DEVICE_KINDS", "MAX_GRID_CELLS", "MAX_SWEEP_POINTS", "MAX_TEXT", "MODEL_FIELDS", "OPTIMIZER_STATE_BYTES",
     "PRECISION_BYTES", "PRECISIONS", "REQUIREMENTS", "SLUG", "SWEEP", "SWEEP_FIELDS", "SWEEP_KEYS", "SWEEP_RANGE",
     "TOP", "TOP_FIELDS", "WEIGHT_ONLY", "WORKLOAD", "WORKLOAD_FIELDS", "compute_precision",
     "Block", "Bool", "CatalogRef", "Checker", "Count", "Date", "Entity", "Entries", "Enum", "Field", "FieldType",

@@ -3,7 +3,8 @@ crossovers found along the way, and which quantities a sweep shows (those that m
 
 from __future__ import annotations
 
-from dataclasses import replace
+import math
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from . import formulas as F
 from . import kinds as K
 from .binding import Binder, pair_plan
-from .evaluate import Pair, SweepResult, run, scalar, sweep_paths
+from .evaluate import Pair, SweepResult, decide_with, run, scalar, sweep_paths
 from .results import Crossover
 from .schema import Entity, Scenario
 from .scenario import Sweep
@@ -35,6 +36,32 @@ def sweep(scn: Scenario, binder: Binder, pairs: list[Pair], env: dict[str, Any])
     return out
 
 
+SHOWN = 5           # quantities a sweep shows per device
+# After the kind's usual sweep figures, what a capacity question asks first.
+CAPACITY = ("replicas", "fleet_devices", "average_utilisation", "monthly_cost", "cost_per_million_tokens",
+            "cost_per_million_requests", "ttft_p95", "response_p95", "meets_targets")
+
+
+def moving(p: Pair, keys: set[str]) -> list[F.Planned]:
+    """The pair's quantities that change with the swept inputs (they read one, or a quantity that does), in
+    evaluation order: the graph's dependencies, not a list."""
+    moved, out = set(keys), []
+    for x in p.present():
+        if any(r.key in moved for r in F.refs(x.expr)):
+            moved.add(x.key)
+            out.append(x)
+    return out
+
+
+def shown(kind: str, pairs: list[Pair], keys: set[str]) -> tuple[str, ...]:
+    """The quantities a sweep shows: those that move with it, the kind's usual sweep figures first, then what a
+    capacity question asks (replicas, utilisation, monthly cost), then the kind's headline figures."""
+    moves = {x.d.id for p in pairs for x in moving(p, keys)}
+    k = K.get(kind)
+    order = dict.fromkeys((*k.swept, *CAPACITY, *k.headline, *k.key_figures))
+    return tuple(q for q in order if q in moves)[:SHOWN]
+
+
 def numeric_sweep(w: Entity, pairs: list[Pair], env: dict[str, Any], keys: list[str], s: Sweep) -> SweepResult:
     xs = np.asarray(s.values, dtype=float)
     senv = dict(env)
@@ -42,7 +69,7 @@ def numeric_sweep(w: Entity, pairs: list[Pair], env: dict[str, Any], keys: list[
         senv[k] = xs
     run(pairs, senv)
     series = {p.device: {x.d.id: as_array(senv[x.key], len(xs)) for x in p.present()} for p in pairs}
-    res = SweepResult(s.parameter, w.id, [float(x) for x in xs], series, [])
+    res = SweepResult(s.parameter, w.id, [float(x) for x in xs], series, [], shown(w.get("kind"), pairs, set(keys)))
     res.crossovers = crossovers(w, pairs, senv, keys, res)
     return res
 
@@ -68,7 +95,7 @@ def precision_sweep(scn: Scenario, w: Entity, s: Sweep, pairs: list[Pair]) -> Sw
             for x in p.planned:                     # a cost not offered on the device is left out, as in its pair
                 if x.d.id not in absent:
                     dev.setdefault(x.d.id, []).append(None if isinstance(x.expr, F.Missing) else scalar(senv[x.key]))
-    return SweepResult("precision", w.id, list(s.values), series, [])
+    return SweepResult("precision", w.id, list(s.values), series, [], K.get(w.get("kind")).swept_precision)
 
 
 def crossovers(w: Entity, pairs: list[Pair], env: dict, keys: list[str], res: SweepResult) -> list[Crossover]:
@@ -127,3 +154,143 @@ def size_crossovers(scn: Scenario, pairs: list[Pair], env: dict, sweeps: list[Sw
         res = numeric_sweep(w, mine, env, [f"workload.{w.id}.{p}" for p in sweep_paths("size")], hidden)
         out += [c for c in res.crossovers if c.kind == "faster"]
     return out
+
+
+# -- a grid: two fields swept together, a decision in every cell ---------------------------------------------
+@dataclass
+class GridResult:
+    """Two fields of one workload swept together: rows by the first, columns by the second. In each cell the
+    quantities that move (per device) and the decision's recommendation with its objective value."""
+
+    workload: str
+    rows: str
+    row_values: list
+    columns: str
+    column_values: list
+    series: dict[str, dict[str, list[list]]]     # device -> quantity -> rows x columns (None: not computed there)
+    shown: tuple[str, ...]
+    best: list[list[str | None]]                 # the recommended option's label (None: none qualifies, or no decision)
+    value: list[list[float | None]]              # its objective value
+    objective: str = ""                          # the decision's quantity ("" without a decision on the workload)
+    unit: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"workload": self.workload, "rows": {"field": self.rows, "values": self.row_values},
+                "columns": {"field": self.columns, "values": self.column_values}, "shown": list(self.shown),
+                "objective": self.objective or None, "recommendation": self.best, "value": self.value,
+                "series": self.series}
+
+
+def grids(scn: Scenario, results) -> list[GridResult]:
+    s = scn.sweep
+    out = []
+    for w in scn.workloads.values():
+        if (s.workload and w.id != s.workload) or (not s.workload and w.alternative_of):
+            continue
+        g = grid_of(scn, results, w, s, s.by)
+        if g is not None:
+            out.append(g)
+    return out
+
+
+def grid_of(scn: Scenario, results, w: Entity, a: Sweep, b: Sweep) -> GridResult | None:
+    """The grid of `a` (rows) by `b` (columns) for workload `w`: a precision re-plans the scenario (one evaluation
+    per precision); the numeric fields run vectorised over every cell; the decision is taken in each cell."""
+    from .evaluate import evaluate, what_if
+
+    structural = next((d for d in (a, b) if d.parameter == "precision"), None)
+    numeric = [d for d in (a, b) if d is not structural]
+    if structural is None:
+        points = [(x, y) for x in a.values for y in b.values]
+        place = [(i, j) for i in range(len(a.values)) for j in range(len(b.values))]
+        variants = [(None, results)]
+    else:
+        points = [(x,) for x in numeric[0].values]
+        variants = [(k, evaluate(with_values(scn, w, {"precision": v}))) for k, v in enumerate(structural.values)]
+    n = len(points)
+    series: dict[str, dict[str, list[list]]] = {}
+    best = [[None] * len(b.values) for _ in a.values]
+    value: list[list[float | None]] = [[None] * len(b.values) for _ in a.values]
+    chosen: tuple[str, ...] = ()
+    objective = unit = ""
+    for k, res in variants:
+        keys = {d.parameter: [f"workload.{w.id}.{p}" for p in sweep_paths(d.parameter)] for d in numeric}
+        if not all(key in res.inputs for ks in keys.values() for key in ks):
+            return None                                # the workload has no such field
+        overrides = {key: np.array([pt[i] for pt in points], dtype=float)
+                     for i, d in enumerate(numeric) for key in keys[d.parameter]}
+        env = what_if(res, overrides)
+        pairs = [p for p in res.pairs if p.workload == w.id]
+        moved = {key for ks in keys.values() for key in ks}
+        chosen = tuple(dict.fromkeys((*(K.get(w.get("kind")).swept_precision if structural else ()),
+                                      *shown(w.get("kind"), pairs, moved))))[:SHOWN]
+        which = next((i for i, dec in enumerate(res.decisions) if dec.workload == w.id), None)
+        base = shards(res, w)
+        if which is not None:
+            objective, unit = res.decisions[which].quantity, res.decisions[which].unit
+        cells = place if structural is None else \
+            [((k, j) if structural is a else (j, k)) for j in range(n)]
+        for j, (row, col) in enumerate(cells):
+            for p in pairs:
+                for x in p.present():
+                    if x.d.id in chosen:
+                        grid = series.setdefault(p.device, {}).setdefault(
+                            x.d.id, [[None] * len(b.values) for _ in a.values])
+                        grid[row][col] = scalar(np.broadcast_to(env[x.key], (n,))[j])
+            if which is not None:
+                here = cell(env, n, j)
+                if shards(res, w, here) == base:
+                    dec = decide_with(res, here, which)
+                else:        # another device needs sharding here: the options differ, so the cell is evaluated whole
+                    given = {path: x for i, d in enumerate(numeric) for path in sweep_paths(d.parameter)
+                             for x in [points[j][i]]}
+                    if structural is not None:
+                        given["precision"] = structural.values[k]
+                    whole = evaluate(with_values(scn, w, given))
+                    dec = next((d for d in whole.decisions if d.workload == w.id), None)
+                if dec is not None and dec.best is not None:
+                    best[row][col], value[row][col] = dec.best.label, dec.best.value
+    return GridResult(w.id, a.parameter, list(a.values), b.parameter, list(b.values), series, chosen, best, value,
+                      objective, unit)
+
+
+def cell(env: dict[str, Any], n: int, j: int) -> dict[str, Any]:
+    """One cell of a vectorised run: each array of the run's length at index j."""
+    return {k: v[j] if isinstance(v, np.ndarray) and v.shape == (n,) else v for k, v in env.items()}
+
+
+def with_values(scn: Scenario, w: Entity, given: dict[str, Any]) -> Scenario:
+    """The scenario with fields of workload `w` (and of its alternatives that do not set their own) at other values
+    (a precision carries the defaults that follow it), and no sweep: one cell of a grid."""
+    from . import alternatives
+
+    own = alternatives.changes(w)
+    workloads = dict(scn.workloads)
+    for e in scn.workloads.values():
+        if e.id != w.id and e.alternative_of != w.id:
+            continue
+        values = dict(e.values)
+        for field, x in given.items():
+            if e.id != w.id and field in own.get(e.alternative, {}):
+                continue                                   # the alternative sets its own
+            paths = [field] if field != "precision" else \
+                ["precision", *(p for p, src in e.follows.items() if src == "precision")]
+            for path in paths:
+                if path in values:
+                    values[path] = replace(values[path], value=x, text=str(x))
+        workloads[e.id] = replace(e, values=values)
+    return replace(scn, workloads=workloads, sweep=None)
+
+
+def shards(res, w: Entity, values: dict[str, Any] | None = None) -> tuple:
+    """Which devices would need an automatic 'fit' alternative (alternatives.sharded): the devices that do not fit
+    the workload and how many would hold it, from the base values or from one cell's (`values`: key -> value)."""
+    out = []
+    for p in res.pairs:
+        if p.workload != w.id or p.kind != "generate":
+            continue
+        get = (lambda q: values.get(f"{p.workload}/{p.device}/{q}")) if values is not None else p.values.get
+        n = get("devices_to_fit")
+        if get("fits") is False and isinstance(n, float) and math.isfinite(n) and n > 1:
+            out.append((p.device, 2 ** math.ceil(math.log2(n))))
+    return tuple(out)

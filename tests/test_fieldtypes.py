@@ -249,7 +249,7 @@ def test_a_wrong_enum_is_rejected(old, new, error):
     ("name: t", "name: t\ndate: 2026-13"),
     ("name: t", "name: t\ncompare: [gpu, gpu]"),
     ("name: t", "name: t\nsweep: {batch: [1, 0]}"),
-    ("name: t", "name: t\nsweep: {batch: [1], tokens: [2]}"),
+    ("name: t", "name: t\nsweep: {batch: [1], tokens: [2], size: [8]}"),
     ("name: t", "name: t\nsweep: {precision: {from: 1, to: 2, points: 2}}"),
     ("name: t", "name: t\nsweep: {traffic.peak: {from: 1 request/s, to: 2 TB, points: 2}}"),
     ("name: t", "name: t\ndescription: " + "x" * 4001),

@@ -214,8 +214,8 @@ def test_a_failed_requirement_is_a_finding_not_a_failed_model(cases):
 
 
 def test_live_sweep_grids_follow_the_engine(cases):
-    checked = {name: assert_sweeps_match(cases[name]) for name in ("chat-70b-fp8", "ref-7b-decode",
-                                                                     "ref-link-matmul")}
+    checked = {name: assert_sweeps_match(cases[name]) for name in ("capacity-chat-8b", "moe-mixtral-serving",
+                                                                     "ref-7b-decode", "ref-link-matmul")}
     assert all(n > 0 for n in checked.values()), checked
 
 
@@ -381,7 +381,10 @@ def test_only_inputs_are_unlocked_and_every_sheet_is_protected():
     assert all(ws.protection.sheet for ws in wb)
     unlocked = {(ws.title, c.column_letter) for ws in wb for row in ws.iter_rows() for c in row
                 if c.value is not None and not c.protection.locked}
-    assert unlocked == {("Inputs", "B"), ("Sweep", "A")}
+    assert unlocked == {("Inputs", "B")}                # its sweep is a grid: the engine's values, not live
+    live = openpyxl.load_workbook(io.BytesIO(workbook_bytes(results_of("capacity-chat-8b"))))
+    assert {(ws.title, c.column_letter) for ws in live for row in ws.iter_rows() for c in row
+            if c.value is not None and not c.protection.locked} == {("Inputs", "B"), ("Sweep", "A")}
     inputs = wb["Inputs"]
     validated = {(col, row) for dv in inputs.data_validations.dataValidation for rng in dv.sqref.ranges
                  for col in range(rng.min_col, rng.max_col + 1) for row in range(rng.min_row, rng.max_row + 1)}

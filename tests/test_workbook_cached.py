@@ -230,7 +230,7 @@ def test_a_fleet_search_is_a_block_of_candidates_that_calc_adds():
 
 
 def test_a_wide_sweep_prints_in_pages_of_whole_quantity_groups(books):
-    _, data = books["chat-70b-fp8"]
+    _, data = books["moe-mixtral-serving"]
     ws = openpyxl.load_workbook(io.BytesIO(data))["Sweep"]
     breaks = [b.id + 1 for b in ws.col_breaks.brk]            # first column of each later page
     assert breaks

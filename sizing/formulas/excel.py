@@ -11,7 +11,7 @@ from .expr import FLEET_SEARCH, PRECEDENCE, TAIL_C, TINY_C, BinOp, Call, Const, 
 Names = Callable[[Ref], str]
 Constants = Callable[[Const], "str | None"]      # a named constant's name in the workbook; None: write the literal
 
-CANDIDATES = constant("candidates", tuple(range(FLEET_SEARCH)), "",
+CANDIDATES = constant("extra", tuple(range(FLEET_SEARCH)), "",
                       f"the extra replicas the fleet search tries above the fleet for the peak (0 to {FLEET_SEARCH - 1})")
 EXCEL_FUNCS = {"max": "MAX", "min": "MIN", "and": "AND", "ln": "LN", "exp": "EXP"}
 
@@ -55,9 +55,9 @@ def excel_fleet_search(base: str, slots: str, a: str, per_server: str, arrivals:
     B = 0, so C = 0 (the candidates always have more slots than the load: c > a)."""
     base, slots, a, per_server, arrivals = map(grouped, (base, slots, a, per_server, arrivals))
     servers = f"({base}+{literal(CANDIDATES, constants)})"
-    c = f"({servers}*{slots})"
-    b = f"POISSON({c},{a},FALSE)/POISSON({c},{a},TRUE)"
-    erlang = f"({b})/(1-{a}/{c}*(1-{b}))"
+    n = f"{servers}*{slots}"                 # as a function's argument: no parentheses needed
+    b = f"POISSON({n},{a},FALSE)/POISSON({n},{a},TRUE)"
+    erlang = f"({b})/(1-{a}/({n})*(1-{b}))"
     return (f"SUMPRODUCT((LN({erlang}/{literal(TAIL_C, constants)}+{literal(TINY_C, constants)})"
             f">{servers}*{per_server}-{arrivals})*1)")       # *1, not --: the formulas package reads -- as 0
 

@@ -385,6 +385,7 @@ SWEEP_RANGE = (
 )
 SWEEP = SweepOf(SWEEP_FIELDS, SWEEP_RANGE)
 MAX_SWEEP_POINTS = 10_000_000
+MAX_GRID_CELLS = 400             # a two-field sweep: each cell is a decision
 
 TOP_FIELDS = (
     Field("sizing", Integer(choices=(1,)), "Format version: 1.", required=True),
@@ -403,7 +404,8 @@ TOP_FIELDS = (
     Field("models", Entries(Block(MODEL_FIELDS)), "Models by id."),
     Field("workloads", Entries(WORKLOAD), "Workloads by id.", required=True),
     Field("compare", ListOf(Ref("device"), unique=True), "Devices each workload is evaluated on (default: all)."),
-    Field("sweep", SWEEP, "One workload field swept over values, e.g. {batch: [1, 8, 64]}."),
+    Field("sweep", SWEEP, "One workload field swept over values, e.g. {batch: [1, 8, 64]}; or two, a grid: "
+          "{batch: [1, 8, 64], precision: [bf16, fp8]} (rows, then columns)."),
     Field("decision", OneOrList(Block(DECISION_FIELDS)), "How the options are ranked: one block, or a list of "
           "blocks, one per workload decided (each with `workload:`)."),
     Field("benchmarks", ListOf(Block(BENCHMARK_FIELDS)), "Measured records."),

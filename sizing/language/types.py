@@ -622,5 +622,6 @@ class SweepOf(FieldType):
     def json_schema(self, f: Field) -> dict:
         props = {k: self.values_schema(x) for k, x in self.fields.items()}
         props["workload"] = {"type": "string", "pattern": SLUG.pattern, "description": "The workload swept."}
-        return described(f, type="object", properties=props, additionalProperties=False,
-                         oneOf=[{"required": [k]} for k in self.fields])
+        swept = {"anyOf": [{"required": [k]} for k in self.fields]}      # one field, or two for a grid
+        at_most_two = {"anyOf": [{"maxProperties": 2}, {"required": ["workload"], "maxProperties": 3}]}
+        return described(f, type="object", properties=props, additionalProperties=False, allOf=[swept, at_most_two])

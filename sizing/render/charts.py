@@ -292,3 +292,36 @@ def tornado(title: str, base: float, rows: list[Swing], unit: str, low_label: st
     legend(ax, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2)
     ax.set_title(title, loc="left", parse_math=False, pad=16)
     return fig
+
+
+@draw
+def grid_map(title: str, rows: tuple[str, list], columns: tuple[str, list], best: list[list[str | None]],
+             texts: list[list[str]], colours: dict[str, int]) -> Figure:
+    """A two-field sweep as a map: each cell coloured by the option recommended there (its device's colour) and
+    labelled with the option and its objective; a blank cell: no option qualifies."""
+    from matplotlib.patches import Patch, Rectangle
+
+    n, m = len(rows[1]), len(columns[1])
+    fig, (ax,) = figure(0.8 + 0.42 * n)
+    for i in range(n):
+        for j in range(m):
+            option = best[i][j]
+            face = colour(colours.get(option, 0)) if option else "#ffffff"
+            ax.add_patch(Rectangle((j, n - 1 - i), 1, 1, facecolor=face, alpha=0.35 if option else 1.0,
+                                   edgecolor="#888888", linewidth=0.5))
+            ax.text(j + 0.5, n - 1 - i + 0.5, f"{option}\n{texts[i][j]}" if option else "none qualifies",
+                    ha="center", va="center", fontsize=6, parse_math=False)
+    ax.set_xlim(0, m)
+    ax.set_ylim(0, n)
+    ax.set_xticks([j + 0.5 for j in range(m)], [str(x) for x in columns[1]])
+    ax.set_yticks([n - 1 - i + 0.5 for i in range(n)], [str(x) for x in rows[1]])
+    for t in (*ax.get_xticklabels(), *ax.get_yticklabels()):
+        t.set_parse_math(False)
+    ax.grid(False)
+    text(ax, title, columns[0], rows[0])
+    handles = [Patch(facecolor=colour(c), alpha=0.35, edgecolor="#888888", label=o) for o, c in colours.items()
+               if any(o in r for r in best)]
+    if handles:
+        ax.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(3, len(handles)))
+        ax.set_title(title, loc="left", parse_math=False, pad=14 + 9 * ((len(handles) - 1) // 3 + 1))
+    return fig

@@ -50,6 +50,7 @@ def as_dict(r: Results) -> dict:
         "sweeps": [clean({"parameter": w.parameter, "workload": w.workload, "values": w.values,
                           "series": w.series,
                           "crossovers": [c.as_dict() for c in w.crossovers]}) for w in r.sweeps],
+        "grids": [clean(g.as_dict()) for g in r.grids],
         "crossovers": clean([c.as_dict() for c in r.crossovers]),
         "decision": decision(r.decision) if r.decision else None,
         "decisions": [decision(d) for d in r.decisions],

@@ -5,7 +5,6 @@ from __future__ import annotations
 from .. import alternatives, currency
 from .. import formulas as F
 from ..evaluate import Results, SweepResult
-from .. import kinds as K
 from ..narrative import crossover_words
 from .format import human
 
@@ -27,7 +26,7 @@ def table(rows: list[list[str]]) -> list[str]:
 def sweep_lines(r: Results, s: SweepResult) -> list[str]:
     """The swept values down, a few key quantities per device across."""
     kind = r.scenario.workloads[s.workload].get("kind")
-    wanted = K.get(kind).swept_precision if s.parameter == "precision" else K.get(kind).swept
+    wanted = s.shown
     n = len(s.values)
     rows_at = sorted({round(i * (n - 1) / (SWEEP_ROWS - 1)) for i in range(SWEEP_ROWS)}) if n > SWEEP_ROWS else range(n)
     columns = [(dev, qid) for dev, series in s.series.items() for qid in wanted if qid in series]
@@ -42,6 +41,20 @@ def sweep_lines(r: Results, s: SweepResult) -> list[str]:
             cells.append(human(v.item() if hasattr(v, "item") else v, d.unit, d.display))
         rows.append(cells)
     return [f"sweep of {s.parameter} for {s.workload}{shown}"] + ["  " + ln for ln in table(rows)]
+
+
+def grid_lines(g) -> list[str]:
+    """A two-field sweep: the recommendation and its objective value in each cell, rows by the first field."""
+    d = F.definition(g.objective) if g.objective else None
+    out = [f"grid of {g.rows} (down) by {g.columns} (across) for {g.workload}"]
+    if d is None:
+        return out + ["  no decision on this workload: its quantities per cell are in the JSON and the workbook"]
+    rows = [[g.rows] + [f"{g.columns} {v}" for v in g.column_values]]
+    for x, best, value in zip(g.row_values, g.best, g.value):
+        rows.append([x if isinstance(x, str) else f"{x:g}"] +
+                    [f"{b} {human(v, d.unit, d.display)}" if b else "none qualifies" for b, v in zip(best, value)])
+    return out + [f"  recommended option and its {d.label.lower() if d.label else g.objective}"] + \
+        ["  " + ln for ln in table(rows)]
 
 
 @currency.rendered
@@ -65,6 +78,8 @@ def render(r: Results) -> str:
         lines += sweep_lines(r, s)
         lines += [f"  {crossover_words(c, (min(s.values), max(s.values)))}" for c in s.crossovers]
         lines.append("")
+    for g in r.grids:
+        lines += grid_lines(g) + [""]
     lines += [crossover_words(c) for c in r.crossovers]
     if r.crossovers:
         lines.append("")

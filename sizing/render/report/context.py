@@ -68,6 +68,7 @@ class WorkloadSection:
     results: tuple[Table, ...]
     sweep_tables: tuple[Table, ...]
     charts: tuple[Chart, ...]
+    grids: tuple[tuple[Chart | None, Table], ...] = ()      # two-field sweeps: a map and its table
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,15 @@ from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Pair, Results
 from ...narrative import defs, device_name, label, pairs_of, plain, used_keys, workload_title
-from ..format import aligned, human, separated
-from .context import InputGroup, Table, WorkloadSection
+from ..format import aligned, number, separated
+from ..format import plain as one
+from .. import charts
+from .context import Chart, InputGroup, Table, WorkloadSection
 from .figures import workload_charts
 
 
 DEVICE_COLUMNS = 5                 # results tables split into chunks of this many devices
+SWEEP_ROWS = 12                    # a long sweep's rows, evenly spaced (the JSON has them all)
 
 
 def workload_section(r: Results, wid: str) -> WorkloadSection:
@@ -24,7 +27,7 @@ def workload_section(r: Results, wid: str) -> WorkloadSection:
         title = workload_title(r, wid)
     return WorkloadSection(wid, title, K.get(kind).words, str(w.get("description", "")) if w else "",
                            input_groups(r, pairs), result_tables(pairs), sweep_tables(r, wid),
-                           workload_charts(r, wid, pairs))
+                           workload_charts(r, wid, pairs), tuple(grid_view(g) for g in r.grids if g.workload == wid))
 
 
 def input_groups(r: Results, pairs: list[Pair]) -> tuple[InputGroup, ...]:
@@ -68,21 +71,34 @@ def result_tables(pairs: list[Pair]) -> tuple[Table, ...]:
 
 
 def sweep_tables(r: Results, wid: str) -> tuple[Table, ...]:
-    """A precision sweep as a table: each precision's key figures per device."""
+    """A sweep as tables: for a precision sweep, each precision's figures per device; for a numeric one, each
+    quantity that moves with the swept field (its `shown`), the swept values down (at most SWEEP_ROWS, evenly
+    spaced) and the devices across, in one format per table."""
     out = []
     for s in r.sweeps:
-        if s.workload != wid or s.parameter != "precision":
+        if s.workload != wid:
             continue
-        wanted = ("weights_bytes", "footprint_bytes", "memory_required", "fits", "step_time", "latency",
-                  "tokens_per_s", "cost_per_million_tokens")
-        for did, series in s.series.items():
-            cols = {q: plain(series[q]) for q in wanted if q in series}
-            cols = {q: v for q, v in cols.items() if any(x is not None for x in v)}
-            rows = tuple((str(prec), *(human(v[j], F.definition(q).unit, F.definition(q).display)
-                                       for q, v in cols.items())) for j, prec in enumerate(s.values))
-            qids = list(cols)
-            out.append(Table((f"Precision ({did})",) + tuple(label(q) for q in qids), rows,
-                             ("l",) + ("r",) * len(qids)))
+        if s.parameter == "precision":
+            for did, series in s.series.items():
+                cols = {q: plain(series[q]) for q in s.shown if q in series}
+                cols = {q: v for q, v in cols.items() if any(x is not None for x in v)}
+                formatted = {q: aligned(v, F.definition(q).unit, F.definition(q).display) for q, v in cols.items()}
+                rows = tuple((str(prec), *(c[j] for c in formatted.values())) for j, prec in enumerate(s.values))
+                out.append(Table((f"Precision ({did})",) + tuple(label(q) for q in cols), rows,
+                                 ("l",) + ("r",) * len(cols)))
+            continue
+        n = len(s.values)
+        at = sorted({round(i * (n - 1) / (SWEEP_ROWS - 1)) for i in range(SWEEP_ROWS)}) if n > SWEEP_ROWS \
+            else list(range(n))
+        devices = [d for d in s.series if any(q in s.series[d] for q in s.shown)]
+        for q in s.shown:
+            d = F.definition(q)
+            have = [did for did in devices if q in s.series[did]]
+            cells = aligned([one(s.series[did][q][j]) for j in at for did in have], d.unit, d.display)
+            rows = tuple((number(s.values[j]), *cells[k * len(have):(k + 1) * len(have)]) for k, j in enumerate(at))
+            out.append(Table((s.parameter, *have), rows, ("l",) + ("r",) * len(have),
+                             caption=f"{label(q)} by {s.parameter}" + (f" ({len(at)} of {n} values)" if n > len(at)
+                                                                        else "")))
     return tuple(out)
 
 
@@ -91,3 +107,33 @@ def row_of(pairs: list[Pair], qid: str, d) -> list[str]:
     have = [p for p in pairs if qid in p.values]
     shown = dict(zip((p.device for p in have), aligned([p.values[qid] for p in have], d.unit, d.display)))
     return [shown.get(p.device, "–") for p in pairs]
+
+
+def grid_view(g) -> tuple[Chart | None, Table]:
+    """A two-field sweep: a map of the option recommended in each cell, and the same as a table with the
+    objective in one format; without a decision, the first moving quantity of each device instead."""
+    d = F.definition(g.objective) if g.objective else None
+    if d is not None:
+        flat = aligned([v for row in g.value for v in row], d.unit, d.display)
+        texts = [flat[i * len(g.column_values):(i + 1) * len(g.column_values)] for i in range(len(g.row_values))]
+        rows = tuple((str(x), *(f"{b}\n{t}" if b else "none qualifies" for b, t in zip(best, text)))
+                     for x, best, text in zip(g.row_values, g.best, texts))
+        names = {o: i for i, o in enumerate(dict.fromkeys(b for row in g.best for b in row if b))}
+        chart = Chart(f"The option recommended in each cell of the {g.rows} by {g.columns} grid (colour: the option; "
+                      f"text: its {label(g.objective).lower()}); a white cell: no option qualifies there.",
+                      charts.grid_map(f"Recommendation by {g.rows} and {g.columns}: {g.workload}",
+                                      (g.rows, g.row_values), (g.columns, g.column_values), g.best, texts, names))
+        head = (f"{g.rows} \\ {g.columns}", *(str(x) for x in g.column_values))
+        return chart, Table(head, rows, ("l",) + ("l",) * len(g.column_values),
+                            caption=f"Recommended option and its {label(g.objective).lower()}, by {g.rows} (down) and "
+                                    f"{g.columns} (across)")
+    q = g.shown[0] if g.shown else None
+    device = next(iter(g.series), None)
+    if q is None or device is None or q not in g.series[device]:
+        return None, Table((g.rows,), tuple((str(x),) for x in g.row_values), ("l",))
+    dq = F.definition(q)
+    flat = aligned([v for row in g.series[device][q] for v in row], dq.unit, dq.display)
+    rows = tuple((str(x), *flat[i * len(g.column_values):(i + 1) * len(g.column_values)])
+                 for i, x in enumerate(g.row_values))
+    return None, Table((f"{g.rows} \\ {g.columns}", *(str(x) for x in g.column_values)), rows,
+                       ("l",) + ("r",) * len(g.column_values), caption=f"{label(q)} on {device}")

@@ -16,6 +16,7 @@ from ...formulas.expr import BinOp, Call, Expr, Ref
 from .base import ROW, Book
 
 LIMIT = 300             # characters of a formula (without '=') a reader is asked to check
+WIDEST_ROW = "99999"    # a sweep row's number at its longest, where a formula template holds ROW
 
 
 def pieces(e: Expr) -> Iterator[Expr]:
@@ -51,7 +52,7 @@ def split(b: Book, e: Expr, key: str, local: dict[str, str] | None = None, env: 
 
     def size(x: Expr) -> int:
         if x not in sizes:
-            sizes[x] = len(b.formula(x, local)) - 1
+            sizes[x] = len(b.formula(x, local).replace(ROW, WIDEST_ROW)) - 1     # a sweep's rows run to 5 digits
         return sizes[x]
 
     while size(e) > LIMIT:

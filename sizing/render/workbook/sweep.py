@@ -9,8 +9,8 @@ import numpy as np
 
 from ... import currency
 from ... import formulas as F
-from ... import kinds as K
 from ...evaluate import Pair, SweepResult, sweep_paths
+from ...sweeps import moving
 
 from .base import (Align, Book, ROW, Sheet, number_format, put, put_text, qkey)
 from ..format import Shown, display_unit, numbers, plain
@@ -44,24 +44,17 @@ class Column:
 def sweep_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 1, 1, "Sweep: the scenario's sweep, one row per value (edit the yellow column)", "sizing title")
     row, width = 3, 2
-    if not b.r.sweeps:
+    if not b.r.sweeps and not b.r.grids:
         put_text(ws, row, 1, "the scenario has no sweep", "sizing note")
     for s in b.r.sweeps:
         row, w = (static_sweep if s.parameter == "precision" else live_sweep)(b, ws, row, s)
         row, width = row + 2, max(width, w)
+    for g in b.r.grids:
+        row, w = grid_block(b, ws, row, g)
+        row, width = row + 1, max(width, w)
     ws.widths[1] = 14
     ws.print_area = f"A1:{column_letter(max(width, CHART_COLUMNS))}{row}"
     ws.repeat_columns = "A:A"
-
-
-def moving(p: Pair, keys: set[str]) -> list[F.Planned]:
-    """The pair's quantities that change with the swept inputs, in evaluation order."""
-    moved, out = set(keys), []
-    for x in p.present():
-        if any(r.key in moved for r in F.refs(x.expr)):
-            moved.add(x.key)
-            out.append(x)
-    return out
 
 
 def needed(p: Pair, qids: Iterable[str], keys: set[str]) -> list[F.Planned]:
@@ -118,7 +111,7 @@ def live_sweep(b: Book, ws: Sheet, top: int, s: SweepResult) -> tuple[int, int]:
     keys = {f"workload.{s.workload}.{f}" for f in sweep_paths(s.parameter)}
     put_text(ws, top, 1, f"{s.parameter} swept for {b.title(s.workload)}: live formulas", "sizing section")
     head = top + 1 + CHART_ROWS
-    columns = grid(ws, head, s, pairs, K.get(pairs[0].kind).swept)
+    columns = grid(ws, head, s, pairs, s.shown)
     qids = {c.qid for c in columns}
     plans = [work_plan(p, qids, keys) for p in pairs]
     width = len(columns) + sum(len(plan) + len(fixed) + extra_columns(b, plan, keys)
@@ -177,7 +170,10 @@ def working_columns(b: Book, ws: Sheet, row: int, col: int, rows: range, work: t
     for x in plan:
         env[x.key] = b.value(x.expr, env)
         e, pieces = parts.split(b, x.expr, x.key, local, env, place)
-        columns += [(k, b.formula(pe, local)) for k, pe in pieces]
+        named = named_refs(b, [pe for _, pe in pieces] + [e], local)   # one operation still too long: its
+        for key in named:                                                # named cells read in columns placed
+            local[key] = place(key)                                      # after the parts
+        columns += [(k, b.formula(pe, local)) for k, pe in pieces] + [(k, "=" + b.names[k]) for k in named]
         local[x.key] = place(x.key)
         columns.append((x.key, b.formula(e, local)))
     columns += [(k, "=" + b.names[k]) for k in fixed]
@@ -196,7 +192,18 @@ def working_columns(b: Book, ws: Sheet, row: int, col: int, rows: range, work: t
 def extra_columns(b: Book, plan: list[F.Planned], keys: set[str]) -> int:
     """The working columns a pair's long formulas add (their parts), counted without values."""
     local = {k: f"$A{ROW}" for k in keys} | {x.key: f"ZZZ{ROW}" for x in plan}
-    return sum(len(parts.split(b, x.expr, x.key, local, {}, lambda k: f"ZZZ{ROW}")[1]) for x in plan)
+    count = 0
+    for x in plan:
+        e, pieces = parts.split(b, x.expr, x.key, local, {}, lambda k: f"ZZZ{ROW}")
+        count += len(pieces) + len(named_refs(b, [pe for _, pe in pieces] + [e], local))
+    return count
+
+
+def named_refs(b: Book, exprs: list[F.Expr], local: dict[str, str]) -> list[str]:
+    """Where a formula is still over the limit after splitting (one operation, such as the fleet search, that
+    repeats its arguments): the named cells it reads, each to be read once into a working column of its own."""
+    long = [e for e in exprs if len(b.formula(e, local).replace(ROW, parts.WIDEST_ROW)) - 1 > parts.LIMIT]
+    return [k for k in dict.fromkeys(r.key for e in long for r in F.refs(e)) if k not in local and k in b.names]
 
 
 def work_plan(p: Pair, qids: set[str], keys: set[str]) -> tuple[list[F.Planned], list[str]]:
@@ -227,8 +234,7 @@ def static_sweep(b: Book, ws: Sheet, top: int, s: SweepResult) -> tuple[int, int
     pairs = [b.r.pair(s.workload, d) for d in s.series]
     put_text(ws, top, 1, f"{s.parameter} swept for {b.title(s.workload)}: values from the engine (not live)",
              "sizing section")
-    kind = K.get(pairs[0].kind)
-    columns = grid(ws, top + 1, s, pairs, kind.swept_precision or kind.swept)
+    columns = grid(ws, top + 1, s, pairs, s.shown)
     first = top + 3
     for i, x in enumerate(s.values):
         put_text(ws, first + i, 1, str(x))
@@ -242,3 +248,48 @@ def static_sweep(b: Book, ws: Sheet, top: int, s: SweepResult) -> tuple[int, int
     return first + len(s.values) - 1, 1 + len(columns)
 
 
+
+
+def grid_block(b: Book, ws: Sheet, top: int, g) -> tuple[int, int]:
+    """A two-field sweep: the engine's recommendation and objective in each cell, then each moving quantity per
+    device, rows by the first field and columns by the second (static: each cell is a decision, and a precision
+    changes which inputs the formulas read)."""
+    put_text(ws, top, 1, f"{g.rows} (down) by {g.columns} (across) for {b.title(g.workload)}: values from the "
+                         f"engine (not live)", "sizing section")
+    row, width = top + 1, 1 + len(g.column_values)
+    blocks = []
+    if g.objective:
+        d = F.definition(g.objective)
+        shown = display_unit([v for r in g.value for v in r], d.unit, d.display)
+        blocks.append(("recommended option", None, g.best, None))
+        blocks.append((f"its {g.objective.replace('_', ' ')}" + (f" ({currency.label(shown.label)})" if shown.label
+                                                                 else ""), None, g.value, shown))
+    for qid in g.shown:
+        d = F.definition(qid)
+        for device, series in g.series.items():
+            if qid in series:
+                values = [v for r in series[qid] for v in r]
+                blocks.append((f"{qid.replace('_', ' ')}, {device}", qid, series[qid],
+                               display_unit(values, d.unit, d.display)))
+    for title, qid, cells, shown in blocks:
+        suffix = f" ({currency.label(shown.label)})" if shown and shown.label and qid and shown.label != "%" else ""
+        put_text(ws, row, 1, title + suffix, "sizing header")
+        for j, x in enumerate(g.column_values):
+            put_text(ws, row, 2 + j, f"{g.columns} {x}", "sizing header").align = Align("right")
+        fmt = number_format([v for r in cells for v in r], replace(shown, label="")) if shown else None
+        for i, x in enumerate(g.row_values):
+            put_text(ws, row + 1 + i, 1, str(x))
+            for j, v in enumerate(cells[i]):
+                if shown is None:
+                    put_text(ws, row + 1 + i, 2 + j, v if v is not None else "none qualifies")
+                elif isinstance(v, bool) or not isinstance(v, (int, float)):
+                    put_text(ws, row + 1 + i, 2 + j, "" if v is None else str(v))
+                else:
+                    put(ws, row + 1 + i, 2 + j, v * 100 if shown.percent else v / shown.factor, fmt)
+        row += len(g.row_values) + 2
+    for j in range(len(g.column_values)):
+        ws.widths[2 + j] = max(ws.widths.get(2 + j, 14), 30 if g.objective else 14)
+    b.notes.append(f"The {g.rows} by {g.columns} grid on Sweep is a static table of the engine's values: each cell "
+                   "is a decision taken again" + (", and another precision changes which inputs the formulas read"
+                                                  if "precision" in (g.rows, g.columns) else "") + ".")
+    return row, width
