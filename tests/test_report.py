@@ -274,7 +274,7 @@ def test_tagged_pdf_a_3a_with_metadata_page_numbers_and_running_title():
     assert bool(root["/MarkInfo"]["/Marked"]) and "/StructTreeRoot" in root        # tagged: structure for readers
     meta = doc.metadata
     assert meta["/Author"] == "Platform architecture"
-    assert meta["/Subject"] == "Decision memo: Rent Instinct MI300X on demand as traffic needs (Support assistant (chat))"
+    assert meta["/Subject"] == "Decision memo: Rent Instinct MI300X on demand as traffic needs (Support assistant)"
     assert meta["/Keywords"] == "sizing, hardware sizing, chat-70b-fp8, h100, h200, b200, mi300x, gaudi3, generate"
     names = root["/Names"]["/EmbeddedFiles"]["/Names"]
     described = {names[i]: names[i + 1].get_object()["/Desc"] for i in range(0, len(names), 2)}

@@ -69,7 +69,8 @@ inp("output_tokens", "token", "generated tokens per request", workload="output_t
 inp("tokens", "token", "tokens per request (forward) or training tokens (train)", workload="tokens")
 inp("peak_traffic", "request/s", "peak arrival rate", workload="traffic.peak")
 inp("average_traffic", "request/s", "average arrival rate", workload="traffic.average")
-inp("utilisation", "", "average busy fraction of the devices", workload="traffic.utilisation", fraction=True)
+inp("utilisation", "", "average traffic as a share of the peak (of full use where no peak is given)",
+    workload="traffic.utilisation", fraction=True)
 inp("max_utilisation", "", "highest planned utilisation at the peak", workload="traffic.max_utilisation",
     fraction=True)
 inp("redundancy", "", "extra replicas beyond the peak's need", workload="traffic.redundancy", assumption=False)

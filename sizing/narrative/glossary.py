@@ -34,7 +34,7 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "generating the answer one token at a time, each step reading the whole model from memory"),
     ("efficiency", r"efficiency|efficiencies",
      "the share of a device's datasheet peak that real software reaches; sizing's defaults come from published "
-     "measurements (README, Accuracy)"),
+     "measurements (see how far to trust the estimates, in the method)"),
     ("FLOP, FLOP/s, TFLOP/s", r"t?flop(/s)?",
      "floating-point operations (arithmetic steps) and how many a device does per second (tera = 10¹²)"),
     ("hosted API", r"hosted api",
@@ -47,6 +47,12 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "the fast links between the devices of one server that serve one model copy together"),
     ("KV cache", r"kv cache|kv-cache",
      "memory holding what the model has read of each conversation so far; grows with the context and the batch"),
+    ("working memory", r"working memory",
+     "the memory a model needs besides its weights: the KV cache of the conversations in flight and the scratch "
+     "space of each step"),
+    ("sharded to fit (an option named 'fit')", r"sharded to fit|fit(?=,)",
+     "an option sizing adds where the model does not fit the devices given: the fewest devices that hold it "
+     "together (a power of two)"),
     ("latency", r"latency|latencies",
      "the time from a request's arrival to its answer"),
     ("latency floor", r"latency floor|layer overhead|per-layer",

@@ -167,6 +167,22 @@ def runner_up(dec: Decision) -> Option | None:
     return next((o for o in dec.options if o.rank == 2), None)
 
 
+def fallback(r: Results, dec: Decision) -> str:
+    """Where the recommendation is a service (on demand, the hosted API): the cheapest fleet held all month that
+    meets every requirement, the plan if the service cannot be had."""
+    b = dec.best
+    if b is None or b.variant == "fleet":
+        return ""
+    own = min((o for o in dec.options if o.variant == "fleet" and o.passes and o.value is not None),
+              key=lambda o: -o.value if dec.maximise else o.value, default=None)
+    if own is None:
+        return ""
+    act, _ = action(r, dec, own)
+    d = F.definition(dec.quantity)
+    unless = "capacity cannot be had on demand" if b.variant == "busy_hours" else "the hosted API is not an option"
+    return f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, d.unit if d else dec.unit)}."
+
+
 def margin_words(r: Results, dec: Decision) -> str:
     """'Runner-up: H200 SXM 141GB rented on demand as traffic needs at $6,596/month; the recommendation costs
     $1,760 (27 %) less. A margin under 30 % ...'."""
@@ -184,7 +200,7 @@ def margin_words(r: Results, dec: Decision) -> str:
           f"recommendation {verb} {what} ({percent(share, 3)}) {word}."
     if share < CLOSE_CALL:
         out += (f" A margin under {percent(CLOSE_CALL, 2)} is within how far sizing's estimates can be off "
-                f"(README, Accuracy): treat it as a close call and confirm both with a measurement or a quote.")
+                f"(how far to trust the estimates: the method section): treat it as a close call and confirm both with a measurement or a quote.")
     return out
 
 

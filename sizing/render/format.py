@@ -10,13 +10,14 @@ from .. import currency
 
 # For each SI unit, the display units tried from largest to smallest, with their factor.
 SCALES: dict[str, list[tuple[str, float]]] = {
-    "s": [("days", 86400.0), ("h", 3600.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)],
+    "s": [("years", 31557600.0), ("days", 86400.0), ("h", 3600.0), ("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)],
     "byte": [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3), ("B", 1.0)],
     "byte/s": [("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("B/s", 1.0)],
     "FLOP": [("PFLOP", 1e15), ("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6), ("FLOP", 1.0)],
     "FLOP/s": [("PFLOP/s", 1e15), ("TFLOP/s", 1e12), ("GFLOP/s", 1e9), ("MFLOP/s", 1e6), ("FLOP/s", 1.0)],
     "byte/token": [("MB/token", 1e6), ("kB/token", 1e3), ("B/token", 1.0)],
     "USD/s": [("$/hour", 1 / 3600)],
+    "USD/token": [("$/M tokens", 1e-6)],
     "1/s": [("GHz", 1e9), ("MHz", 1e6), ("Hz", 1.0)],
 }
 FIXED: dict[str, tuple[str, float]] = {
@@ -105,7 +106,7 @@ def money_column(values: list[float | None], missing: str = "n/a") -> list[str]:
     shown = [abs(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
     top = max(shown, default=0.0)
     low = min((v for v in shown if v), default=1.0)
-    decimals = 0 if top >= 1000 else 2 if low >= 0.1 else 4
+    decimals = 0 if top >= 1000 else 2 if low >= 0.1 else min(6, 2 - math.floor(math.log10(low)))
     return [f"{currency.symbol()}{v:,.{decimals}f}" if isinstance(v, (int, float)) and math.isfinite(v) else missing
             for v in values]
 
@@ -178,7 +179,8 @@ def aligned(values: list[Any], unit: str, display: str | None = None, digits: in
     mags = [abs(v) * scale for v in nums if v]
     money = name.startswith("$")
     if money:
-        decimals = 0 if max(mags, default=0) >= 1000 else 2 if min(mags, default=1) >= 0.1 else 4
+        small = min(mags, default=1)
+        decimals = 0 if max(mags, default=0) >= 1000 else 2 if small >= 0.1 else min(6, 2 - math.floor(math.log10(small)))
     elif percent:
         decimals = 1 if min((m for m in mags if m >= 0.05), default=1) >= 1 else 2
     elif all(float(m).is_integer() for m in mags):

@@ -49,6 +49,7 @@ class Decision:
     options: Table | None = None      # every option's money, requirements and risks
     options_note: str = ""
     risks: str = ""                   # the recommendation's risks, from data
+    fallback: str = ""                # a service recommended: the cheapest fleet held all month instead
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,7 @@ class Report:
     terms: tuple[tuple[str, str], ...] = ()       # the glossary: each technical term the report uses, explained
     currency: str = "USD"                         # the scenario's currency code
     limits: tuple[str, ...] = ()                  # what the model leaves out: common, then each kind's present
+    trust: tuple[tuple[str, str, str, str], ...] = ()   # per category of published runs: count, median, range
 
     @property
     def decision(self) -> Decision | None:

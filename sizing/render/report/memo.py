@@ -61,8 +61,9 @@ def figures(r: Results, dec: Decision) -> tuple[tuple[str, str], ...]:
         capex, opex, monthly, total = money_column([m.capex, m.opex_monthly, m.monthly, m.total])
         out = [("Monthly cost", f"{monthly} a month"), ("Capital (bought up front)", capex),
                ("Running cost", f"{opex} a month"), (f"Total over {months_text(m.months)}", total)]
-        if m.per_unit is not None:
-            out.append((per_unit_label(m), show_unit(r, dec, o, m)))
+        if m.per_unit is not None:          # as the options table shows it: one format for every option
+            column = money_column([money_of(r, dec, x).per_unit for x in dec.options], "–")
+            out.append((per_unit_label(m), column[dec.options.index(o)]))
         out.append(("Paid", basis_text(r, dec, o, m, average=False)))
         if objective[0] not in dict(out):
             out.insert(0, objective)
@@ -109,7 +110,7 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
         cols = [ranks, names, devices, money_column([m.capex for m in ms]),
                 money_column([m.opex_monthly for m in ms]), money_column([m.monthly for m in ms]), total,
                 money_column([m.per_unit for m in ms], "–"), verdicts, risk]
-        month = months_text(horizons.pop()) if same and horizons else "the horizon"
+        month = months_text(horizons.pop()) if same and horizons else "its horizon"
         unit = "million tokens" if any(m.per_unit_qid and "tokens" in m.per_unit_qid for m in ms) else \
             "million requests"
         money = currency.code()
@@ -118,7 +119,9 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
                 "Meets the requirements", "Risks")
         align = ("r", "l", "r", "r", "r", "r", "r", "r", "l", "l")
         note = ("Monthly cost = capital written off over the horizon + running cost per month; total over the "
-                "horizon = capital + running cost × its months. Devices: the fleet, or for renting on demand the "
+                "horizon = capital + running cost × its months." + ("" if same else " The horizons differ (each "
+                "device's write-off period, else 3 years): compare the options on the monthly cost, which writes "
+                "each capital off over its own horizon, not on the totals.") + " Devices: the fleet, or for renting on demand the "
                 "devices at the peak (the average is billed). Options that do not meet the requirements are not "
                 "ranked; one that does not fit or misses a target is not priced (n/a). Amounts are rounded to whole units "
                 "where they reach 1,000; the workbook's Summary holds them exactly.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 from ... import currency
 from ... import formulas as F
 from ... import kinds as K
@@ -70,3 +72,24 @@ def glossary(r: Results) -> tuple[tuple[str, str, str], ...]:
     used = used_keys(r.pairs)
     roles = dict.fromkeys(i.role for k, i in r.inputs.items() if k in used)
     return tuple((role, currency.units(F.INPUTS[role].unit) or "–", F.INPUTS[role].description) for role in roles)
+
+
+CATEGORY_WORDS = {"decode_batch1": "decode at batch 1", "throughput_large_batch": "throughput at large batch",
+                  "ttft": "time to first token", "encoder_latency": "encoder latency",
+                  "encoder_throughput": "encoder throughput", "training": "training"}
+
+
+def trust(r: Results) -> tuple[tuple[str, str, str, str], ...]:
+    """How far to trust the estimates, for the kinds of workload present: per category of the published runs the
+    catalog holds, how many, and their measured / predicted speed (median and range)."""
+    from ...catalog import accuracy_runs
+    from ...narrative.memo import KIND_RUNS
+
+    wanted = [c for kind in dict.fromkeys(p.kind for p in r.pairs) for c in KIND_RUNS.get(kind, ())]
+    out = []
+    for cat in dict.fromkeys(wanted):
+        speeds = sorted(run["speed"] for run in accuracy_runs() if run["category"] == cat)
+        if speeds:
+            out.append((CATEGORY_WORDS.get(cat, cat), str(len(speeds)), f"{statistics.median(speeds):.2f}x",
+                        f"{speeds[0]:.2f}x to {speeds[-1]:.2f}x"))
+    return tuple(out)

@@ -10,7 +10,7 @@ from ...evaluate import Pair, Results
 from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label, objective_words, pairs_of, show,
                           value_words, verdict, why, workload_title)
 from ..format import aligned, human
-from ...narrative.memo import action, margin_words, reason, requirements, risks
+from ...narrative.memo import action, fallback, margin_words, reason, requirements, risks
 from . import memo
 from .context import Decision, Table
 from .sensitivity import sensitivity
@@ -45,12 +45,18 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
     sens = sensitivity(r, which)
     options, options_note = memo.options_table(r, dec, today)
     return Decision(title, best.label if best else None, name, headline, objective_words(dec),
-                    workload_title(r, best.workload if best and best.workload else wid), constraint, tuple(reasons),
+                    plain_title(r, best.workload if best and best.workload else wid), constraint, tuple(reasons),
                     table, note, fleet, "Fleet" if own is best else "Cheapest fleet held all month", sens,
                     budget_words(r, dec), *(action(r, dec, best) if best else ("", "")), memo.figures(r, dec),
                     reason(r, dec, constraint), margin_words(r, dec), tuple(requirements(r, dec)),
                     sens.flips if sens else (), sens.more_flips if sens else "", options, options_note,
-                    "; ".join(risks(r, dec, best, today)) if best else "")
+                    "; ".join(risks(r, dec, best, today)) if best else "", fallback(r, dec))
+
+
+def plain_title(r: Results, wid: str) -> str:
+    """A workload as page one names it: its title, else its id."""
+    w = r.scenario.workloads.get(wid)
+    return str(w.get("title") or wid) if w else wid
 
 
 def spent(r: Results, dec, o, name: str) -> float | None:
