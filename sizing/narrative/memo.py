@@ -34,7 +34,9 @@ WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficien
          "input_tokens": "prompt length", "output_tokens": "answer length", "train_efficiency": "training efficiency",
          "memory_bandwidth": "memory bandwidth", "compute_rate": "peak compute rate", "memory": "memory size",
          "api_output_price": "API price per output token", "api_input_price": "API price per input token",
-         "tokens": "token count", "deadline": "deadline", "interconnect_bandwidth": "interconnect bandwidth"}
+         "tokens": "token count", "deadline": "deadline", "interconnect_bandwidth": "interconnect bandwidth",
+         "parameters": "parameter count", "active_parameters": "active parameter count",
+         "amortisation": "write-off period", "layers": "layer count"}
 
 
 def short_name(r: Results, did: str) -> str:

@@ -275,7 +275,13 @@ def tornado(title: str, base: float, rows: list[Swing], unit: str, low_label: st
     for i, r in enumerate(reversed(rows)):
         for v, note, col, lab in ((r.low, r.low_note, "#4a6fa5", low_label), (r.high, r.high_note, "#e08a3c",
                                                                                high_label)):
-            if v is None:
+            if v is None:                       # no option qualifies: no bar, but the note says so
+                if note:                        # which side it is, since no bar shows it
+                    side = lab.removeprefix("assumption ")
+                    ax.annotate(f"{side}: {note.removeprefix('→ ')}", (b, i), xytext=(3 if col == "#e08a3c" else -3, 0),
+                                textcoords="offset points",
+                                va="center", ha="left" if col == "#e08a3c" else "right", fontsize=6.5,
+                                color="#aa0000", parse_math=False)
                 continue
             ax.barh(i, v / factor - b, left=b, height=0.6, color=col, label=lab if i == 0 else None)
             if note:

@@ -81,7 +81,7 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
              f"{option_words(r, dec.best)}. {len(moves) - len(shown)} other assumptions move neither the recommendation nor the "
              f"headline.")
     swings = [charts.Swing(input_label(r, key), *(o.value if o.moved else None for o in out),
-                           *(f"→ {o.device or 'none'}" if o.moved and o.device != best else "" for o in out))
+                           *(f"→ {o.device or 'none qualifies'}" if o.moved and o.device != best else "" for o in out))
               for key, out in shown[:TORNADO_ROWS]]
     chart = None
     if swings:
