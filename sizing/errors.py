@@ -67,6 +67,8 @@ CODES = {
     "over-context": "input and output tokens beyond the model's context length (a warning)",
     "sweep-one-field": "a sweep of no field or of more than two",
     "sweep-grid-too-large": "a two-field sweep of more than 400 cells",
+    "bad-input-path": "an uncertainty range on a path that is no numeric field of a device, model or workload",
+    "bad-range": "an uncertainty range of no known shape, out of order, or lognormal on a bounded field",
     # Hugging Face config.json
     "unsupported-architecture": "a state-space or recurrent model in config.json",
     "unknown-model-type": "a config.json model type without a parameter formula (estimated)",
@@ -75,6 +77,8 @@ CODES = {
     "missing-input": "a quantity left out for want of an input (no rate at the precision, no price ...)",
     "nothing-swept": "no compared workload has the swept field",
     "nothing-compared": "`compare` lists no device: no workload is evaluated",
+    "range-unused": "an uncertainty range on an input no compared workload reads (a warning)",
+    "range-excludes-value": "an uncertainty range that does not contain the scenario's own value (a warning)",
 }
 
 

@@ -73,6 +73,7 @@ class Results:
     crossovers: list[Crossover] = field(default_factory=list)   # found without a sweep (matmul size)
     blanks: dict[str, Input] = field(default_factory=dict)      # cost cells left blank (binding.Binder.blank)
     grids: list = field(default_factory=list)                   # two-field sweeps (sweeps.GridResult)
+    simulation: Any = None          # the draws of an `uncertainty:` block (sizing.uncertainty.summary.Simulation)
 
     def input_values(self) -> dict[str, Any]:
         """key -> value of every input cell (blank ones as they read)."""
@@ -135,7 +136,12 @@ def evaluate(scn: Scenario) -> Results:
     does not fit a device it may use more of, again with that setup as an automatic alternative."""
     results = evaluate_once(scn)
     wider = alternatives.sharded(scn, results)
-    return evaluate_once(wider) if wider is not None else results
+    results = evaluate_once(wider) if wider is not None else results
+    if scn.uncertainty is not None:
+        from .uncertainty.engine import simulate
+        results.simulation, found = simulate(results)
+        results.problems = sorted(results.problems + found)
+    return results
 
 
 def evaluate_once(scn: Scenario) -> Results:

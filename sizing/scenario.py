@@ -16,6 +16,7 @@ from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
 from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_parallel,
                      check_traffic, compare_list, explain_foreign_keys, suggest)
 from .schema import CATALOG_DIR, Checker, Entity, Field, Scenario, Value
+from .uncertainty.language import uncertainty_of
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,9 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     sweep = sweep_of(chk, root.get("sweep"), workloads)
     decisions = decisions_of(chk, root.get("decision"), workloads, file)
     benches = benchmarks(chk, root.get("benchmarks"), base)
+    ranges = uncertainty_of(chk, root.get("uncertainty"), {"devices": devices, "models": models,
+                                                           "workloads": workloads},
+                            {w.id: w.get("kind") for w in workloads.values()})
     check_benchmarks(chk, benches, devices, workloads)
     if "currency" in meta or root.get("currency") is None:       # an unknown code is its own error
         check_currency(chk, meta, [*devices.values(), *workloads.values(), *decisions, *benches])
@@ -135,7 +139,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     for m in models.values():
         model_defaults(m, file)
     check_context(chk, models, workloads)
-    scn = Scenario(file, data, meta, devices, models, workloads, compare, sweep, decisions, benches, used)
+    scn = Scenario(file, data, meta, devices, models, workloads, compare, sweep, decisions, benches, used, ranges)
     return scn, chk.problems
 
 

@@ -4,7 +4,7 @@ from .language.checker import Checker
 from .language.fields import (ALL_WORKLOAD_FIELDS, BENCHMARK_FIELDS, COMMON_WORKLOAD, DECISION_FIELDS, DEPLOYMENTS,
                               DEVICE_FIELDS, DEVICE_KINDS, MAX_GRID_CELLS, MAX_SWEEP_POINTS, MODEL_FIELDS, OPTIMIZER_STATE_BYTES,
                               PRECISION_BYTES, PRECISIONS, REQUIREMENTS, SWEEP, SWEEP_FIELDS, SWEEP_KEYS, SWEEP_RANGE,
-                              TOP, TOP_FIELDS, WEIGHT_ONLY, WORKLOAD, WORKLOAD_FIELDS, Field,
+                              TOP, TOP_FIELDS, UNCERTAINTY_FIELDS, WEIGHT_ONLY, WORKLOAD, WORKLOAD_FIELDS, Field,
                               compute_precision)
 from .language.jsonschema import json_schema
 from .language.types import (CATALOG_DIR, MAX_TEXT, SLUG, Block, Bool, CatalogRef, Count, Date, Entries, Enum,
@@ -16,7 +16,7 @@ __all__ = [
     "ALL_WORKLOAD_FIELDS", "BENCHMARK_FIELDS", "CATALOG_DIR", "COMMON_WORKLOAD", "DECISION_FIELDS", "DEPLOYMENTS",
     "DEVICE_FIELDS", "DEVICE_KINDS", "MAX_GRID_CELLS", "MAX_SWEEP_POINTS", "MAX_TEXT", "MODEL_FIELDS", "OPTIMIZER_STATE_BYTES",
     "PRECISION_BYTES", "PRECISIONS", "REQUIREMENTS", "SLUG", "SWEEP", "SWEEP_FIELDS", "SWEEP_KEYS", "SWEEP_RANGE",
-    "TOP", "TOP_FIELDS", "WEIGHT_ONLY", "WORKLOAD", "WORKLOAD_FIELDS", "compute_precision",
+    "TOP", "TOP_FIELDS", "UNCERTAINTY_FIELDS", "WEIGHT_ONLY", "WORKLOAD", "WORKLOAD_FIELDS", "compute_precision",
     "Block", "Bool", "CatalogRef", "Checker", "Count", "Date", "Entity", "Entries", "Enum", "Field", "FieldType",
     "Fraction", "Integer", "Leaf", "Limits", "ListOf", "MapOf", "PerDevice", "Quantity", "Ref", "Scenario", "Slug",
     "SweepOf", "Text", "Value", "Variants", "json_schema",

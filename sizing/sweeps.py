@@ -279,7 +279,7 @@ def with_values(scn: Scenario, w: Entity, given: dict[str, Any]) -> Scenario:
                 if path in values:
                     values[path] = replace(values[path], value=x, text=str(x))
         workloads[e.id] = replace(e, values=values)
-    return replace(scn, workloads=workloads, sweep=None)
+    return replace(scn, workloads=workloads, sweep=None, uncertainty=None)
 
 
 def shards(res, w: Entity, values: dict[str, Any] | None = None) -> tuple:

@@ -34,7 +34,7 @@ def test_validate_reports_every_problem_and_exits_1(tmp_path):
         f"{bad}:4:15: error: devices.g.memory: expected a memory size like '80 GB', got '2 TB/s' (a bandwidth)",
         f"{bad}:5:12: error: workloads: no workloads given; a scenario needs at least one",
         f"{bad}:6:1: error: foo: unknown key 'foo'; expected one of: approver, benchmarks, compare, currency, date, "
-        "decision, description, devices, models, name, owner, reviewer, sizing, status, sweep, title, workloads",
+        "decision, description, devices, models, name, owner, reviewer, sizing, status, sweep, title, uncertainty, workloads",
     ]
 
 

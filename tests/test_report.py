@@ -10,6 +10,7 @@ import select
 import socket
 import subprocess
 import sys
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,7 +24,9 @@ from sizing.evaluate import Results, decide_with, evaluate, what_if
 from sizing.render import charts
 from sizing.render.format import aligned, human
 from sizing.narrative import label
+from sizing.narrative.confidence import share
 from sizing.render.report import report_bytes
+from sizing.render.report.spread import name_of
 from sizing.scenario import load_scenario, load_scenario_bytes, sha256
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,6 +92,16 @@ def squeezed(s: str) -> str:
 
 def scenario(name: str) -> Path:
     return ROOT / "scenarios" / name
+
+
+@lru_cache(maxsize=None)
+def without_ranges(name: str) -> Path:
+    """A shipped scenario with its `uncertainty:` block (its last) cut off: the report then shows the tornado."""
+    text = scenario(name).read_text()
+    assert "\nuncertainty:" in text
+    path = Path(tempfile.mkdtemp(prefix="sizing-plain-")) / name
+    path.write_text(text[:text.index("\nuncertainty:") + 1])
+    return path
 
 
 # -- the answer first ----------------------------------------------------------------------------------
@@ -209,7 +222,7 @@ def test_method_prints_the_formulas_used():
 
 
 def test_sensitivity_reports_what_the_engine_says_when_the_price_moves():
-    path = scenario("chat-70b-fp8.yaml")
+    path = without_ranges("chat-70b-fp8.yaml")
     r = results(path)
     dec = r.decision
     best, d = dec.best, F.definition(dec.quantity)
@@ -368,3 +381,60 @@ def test_importing_the_cli_or_the_engine_loads_no_renderer():
             "bad = [m for m in ('matplotlib', 'weasyprint') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+# -- how sure: the simulation over the scenario's ranges ----------------------------------------------------------
+def test_page_one_says_how_sure_with_the_engines_shares():
+    path = scenario("chat-70b-fp8.yaml")
+    r = results(path)
+    s = r.simulation.decision(r.decision.id)
+    best = s.option(r.decision.best.id)
+    first = text(pdf(path), slice(0, 1))
+    assert f"How sure: Instinct MI300X on demand is the cheapest option that meets every requirement in " \
+           f"{100 * best.win_probability:.0f} % of 10,000 simulated cases (each with the uncertain inputs drawn " \
+           f"from their ranges);" in first
+    assert best.win_probability == pytest.approx(0.85, abs=0.02)         # shipped ranges: the lead is not certain
+    assert f"It misses a response-time target in {100 * (1 - dict(best.meets)['meets_targets']):.0f} % of the " \
+           f"cases; B200 SXM 180GB on demand meets every requirement in every case." in first
+    assert best.meets_probability < 1 and s.option("b200 busy hours").meets_probability == 1
+    assert f"In the {share(s.behind)} of cases where it qualifies but another option is cheaper, it costs on average " \
+           f"{human(s.behind_regret, r.decision.unit)} more (over every case where it qualifies: " \
+           f"{human(s.expected_regret, r.decision.unit)})." in first
+    # the shortfall where it is behind, times how often, is the average over the cases where it qualifies
+    assert s.behind_regret * s.behind == pytest.approx(s.expected_regret * best.meets_probability)
+    assert "What moves the decision most, as the rank correlation of each input with how much cheaper Instinct " \
+           "MI300X on demand is than the next best option" in first and "nvidia-prices group" in first
+    assert "What would change it (each assumption moved 25 %" not in first   # the ranges replace the tornado
+    plain = text(pdf(without_ranges("chat-70b-fp8.yaml")), slice(0, 1))
+    assert "What would change it (each assumption moved 25 %" in plain and "How sure" not in plain
+
+
+def test_how_sure_section_tabulates_every_option_that_can_qualify():
+    path = scenario("chat-70b-fp8.yaml")
+    r = results(path)
+    s = r.simulation.decision(r.decision.id)
+    body = text(pdf(path))
+    assert "How sure is the recommendation? The scenario was evaluated 10,000 times (simulated cases" in body
+    assert "Sensitivity of the monthly cost" not in body and "Break-even points" in body
+    # the ranges as written, each with the value the scenario gives
+    draws = r.simulation.draws
+    below = {k: share((draws[k] < r.inputs[k].value.value).mean()) for k in draws}
+    assert below["device.mi300x.price"] in ("49 %", "50 %", "51 %")          # a symmetric range: about half
+    assert squeezed("Instinct MI300X hourly rental price triangular, 1.30 USD/hour to 2.40 USD/hour, most likely "
+                    f"1.85 USD/hour 1.85 USD/hour – {below['device.mi300x.price']}") in squeezed(body)
+    assert squeezed("Peak traffic lognormal, median 5 request/s, 95th percentile 9 request/s 5 request/s – "
+                    f"{below['workload.chat.traffic.peak']}") in squeezed(body)
+    assert (draws["device.h100.efficiency"] < 0.65).mean() > 0.8 and squeezed(
+        f"H100 SXM5 80GB compute efficiency triangular, 31 % to 69 %, most likely 65 % 65 % – "
+        f"{below['device.h100.efficiency']}") in squeezed(body)
+    assert squeezed("Option Best in (share of cases) Meets every requirement in (share of cases) Monthly cost "
+                    "($/month) where it meets every requirement: 5th percentile Median 95th percentile") \
+        in squeezed(body)
+    o = s.option(r.decision.best.id)
+    assert squeezed(f"Instinct MI300X on demand {100 * o.win_probability:.0f} % {100 * o.meets_probability:.0f} % "
+                    + " ".join(f"${v:,.0f}" for v in o.objective)) in squeezed(body)
+    for o in (o for o in s.options if o.meets_probability > 0):       # every option that can qualify, in order
+        assert squeezed(f"{name_of(r, r.decision, o.option)}{share(o.win_probability)}{share(o.meets_probability)}") \
+            in squeezed(body), o.option
+    never = [o for o in s.options if o.meets_probability == 0]
+    assert never and "Never meets every requirement in any case: Gaudi 3, rented by the hour; " in body

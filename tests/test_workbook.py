@@ -376,8 +376,8 @@ def test_user_text_that_looks_like_a_formula_stays_text():
 # -- structure, styling, reproducibility ------------------------------------------------------------
 def test_only_inputs_are_unlocked_and_every_sheet_is_protected():
     wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(results_of("chat-70b-fp8"))))
-    assert wb.sheetnames == ["Summary", "README", "Inputs", "Calc", "Fleet", "Results", "Sweep", "Checks", "Roofline",
-                             "Constants"]
+    assert wb.sheetnames == ["Summary", "README", "Inputs", "Calc", "Fleet", "Results", "Sweep", "Uncertainty", "Checks",
+                             "Roofline", "Constants"]
     assert all(ws.protection.sheet for ws in wb)
     unlocked = {(ws.title, c.column_letter) for ws in wb for row in ws.iter_rows() for c in row
                 if c.value is not None and not c.protection.locked}

@@ -309,16 +309,21 @@ def _fleet_search(base, slots, a, per_server, arrivals):
 
     if _scalar(base, slots, a, per_server, arrivals):
         return float(next((k for k in range(FLEET_SEARCH) if not fails(k, _erlang_c)), FLEET_SEARCH))
-    base, slots, a, per_server, arrivals = np.broadcast_arrays(
-        *(np.asarray(x, dtype=float) for x in (base, slots, a, per_server, arrivals)))
-    count = np.zeros(base.shape)
-    active = np.ones(base.shape, dtype=bool)
+    arrays = [v.ravel() for v in np.broadcast_arrays(
+        *(np.asarray(x, dtype=float) for x in (base, slots, a, per_server, arrivals)))]
+    shape = np.broadcast_shapes(*(np.shape(x) for x in (base, slots, a, per_server, arrivals)))
+    count = np.zeros(arrays[0].shape)
+    live = np.arange(len(count))            # the points still failing: only they are searched further
     for k in range(FLEET_SEARCH):
-        active &= fails(k, _erlang_c_array)
-        count += active
-        if not active.any():
+        b, s, load, per, arr = (x[live] for x in arrays)
+        servers = b + k
+        with np.errstate(all="ignore"):
+            still = np.log(_erlang_c_array(servers * s, load) / TAIL + TINY) > servers * per - arr
+        live = live[still]
+        count[live] += 1
+        if not len(live):
             break
-    return count
+    return count.reshape(shape)
 
 
 def _ln(x):

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..kinds import WORKLOAD_KINDS
+from .ranges import DEFAULT_DRAWS, MAX_DRAWS, SHAPE_HELP, RangesOf
 from .types import (Block, Bool, CatalogRef, Count, Currency, Date, Entries, Enum, FieldType, Fraction, Integer,
                     ListOf, MapOf, OneOrList, PerDevice, Quantity, Ref, Slug, SweepOf, Text, Variants)
 
@@ -387,6 +388,17 @@ SWEEP = SweepOf(SWEEP_FIELDS, SWEEP_RANGE)
 MAX_SWEEP_POINTS = 10_000_000
 MAX_GRID_CELLS = 400             # a two-field sweep: each cell is a decision
 
+UNCERTAINTY_FIELDS = (
+    Field("draws", Integer(), f"How many draws of the inputs are evaluated (at most {MAX_DRAWS:,}).",
+          default=DEFAULT_DRAWS, positive=True, maximum=MAX_DRAWS),
+    Field("seed", Integer(), "The random generator's seed: the same seed gives the same draws and the same outputs, "
+          "byte for byte.", default=1, nonnegative=True),
+    Field("inputs", Text(), "Each uncertain input's range by field path, e.g. `devices.mi300x.price: {low: 1.5 "
+          "USD/hour, high: 2.6 USD/hour}`; `*` stands for every id (a path naming the id wins over it). "
+          f"{SHAPE_HELP[0].upper()}{SHAPE_HELP[1:]}: inputs of one group move together (they share each draw).",
+          required=True),
+)
+
 TOP_FIELDS = (
     Field("sizing", Integer(choices=(1,)), "Format version: 1.", required=True),
     Field("name", Slug(), "Scenario id: a-z 0-9 -.", required=True),
@@ -409,5 +421,8 @@ TOP_FIELDS = (
     Field("decision", OneOrList(Block(DECISION_FIELDS)), "How the options are ranked: one block, or a list of "
           "blocks, one per workload decided (each with `workload:`)."),
     Field("benchmarks", ListOf(Block(BENCHMARK_FIELDS)), "Measured records."),
+    Field("uncertainty", RangesOf(UNCERTAINTY_FIELDS), "Ranges on inputs (prices, efficiencies, traffic): the "
+          "scenario is evaluated over many draws, and every output says how likely each option is to be the "
+          "recommendation."),
 )
 TOP = {f.name: f for f in TOP_FIELDS}

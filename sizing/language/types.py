@@ -141,8 +141,8 @@ class Leaf(FieldType):
             out[key] = v
 
     def limit(self, x: float) -> str:
-        """A limit as a message states it."""
-        return f"{x:g}"
+        """A limit as a message states it (a whole number with thousands separators: 1,000,000)."""
+        return f"{x:,.0f}" if float(x).is_integer() and abs(x) >= 10_000 else f"{x:g}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -61,6 +61,7 @@ class Scenario:
     decisions: list[Entity]
     benchmarks: list[Entity]
     catalog_used: dict[str, Entity] = field(default_factory=dict)
+    uncertainty: Any = None           # the ranges on inputs (sizing.uncertainty.language.Uncertainty), if given
 
     @property
     def name(self) -> str:

@@ -50,6 +50,8 @@ def input_words(r: Results, key: str) -> str:
     """An input in words: 'the Instinct MI300X hourly price', 'the peak traffic of Support assistant'."""
     i = r.inputs[key]
     what = WORDS.get(i.role, F.INPUTS[i.role].description)
+    if i.path.endswith("_8bit"):                # the figure for 8-bit arithmetic, beside the 16-bit one
+        what = f"8-bit {what}"
     ent = i.entity
     if ent.kind == "device":
         return f"the {short_name(r, ent.id)} {what}"

@@ -54,6 +54,7 @@ def as_dict(r: Results) -> dict:
         "crossovers": clean([c.as_dict() for c in r.crossovers]),
         "decision": decision(r.decision) if r.decision else None,
         "decisions": [decision(d) for d in r.decisions],
+        "uncertainty": simulation(r),
         "problems": [p.as_dict() for p in r.problems],
     }
 
@@ -61,6 +62,19 @@ def as_dict(r: Results) -> dict:
 def decision(d) -> dict:
     """A decision for JSON, its unit in the scenario's currency."""
     return clean(dict(d.as_dict(), unit=currency.units(d.unit)))
+
+
+def simulation(r: Results) -> dict | None:
+    """The draws' summary: per decision and option the win and meet probabilities and the objective's and monthly
+    cost's percentiles (units in the scenario's currency)."""
+    sim = r.simulation
+    if sim is None:
+        return None
+    out = sim.as_dict()
+    for d in out["decisions"]:
+        d["unit"] = currency.units(d["unit"])
+        d["monthly_cost_unit"] = currency.units("USD/month")
+    return clean(out)
 
 
 def alternative(r: Results, wid: str) -> dict:

@@ -57,6 +57,30 @@ def grid_lines(g) -> list[str]:
         ["  " + ln for ln in table(rows)]
 
 
+def spread_lines(r: Results, d) -> list[str]:
+    """How sure the decision is: the simulation's sentence, each option's win and meet shares and the spread of its
+    objective, the regret and the drivers."""
+    from ..narrative import confidence as C
+
+    s = C.spread_for(r, d)
+    if s is None:
+        return []
+    sim = r.simulation
+    lines = [f"  how sure ({sim.spec.draws:,} draws, seed {sim.spec.seed}): {C.sentence(r, d)}"]
+    rows = [["option", "best", "meets all", f"{d.quantity} p5", "p50", "p95"]]
+    for o in s.options:
+        if o.win_probability == 0 and len(rows) > 6:
+            continue
+        p5, p50, p95 = (human(v, d.unit) for v in o.objective) if o.objective else ("n/a",) * 3
+        rows.append([d.option(o.option).label if d.option(o.option) else o.option, C.share(o.win_probability),
+                     C.share(o.meets_probability), p5, p50, p95])
+    lines += ["    " + ln for ln in table(rows)]
+    for text in (C.regret_words(r, d), C.drivers_sentence(r, d)):
+        if text:
+            lines.append(f"  {text}")
+    return lines
+
+
 @currency.rendered
 def render(r: Results) -> str:
     lines = [f"{r.scenario.title}  ({r.scenario.file})", ""]
@@ -96,5 +120,6 @@ def render(r: Results) -> str:
             lines.append(f"  {place} {o.label}: {val}{'  ' + why if why else ''}")
         rec = d.best.label if d.best else "none: no option meets every requirement"
         lines.append(f"  recommendation: {rec}")
+        lines += spread_lines(r, d)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

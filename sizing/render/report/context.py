@@ -50,6 +50,7 @@ class Decision:
     options_note: str = ""
     risks: str = ""                   # the recommendation's risks, from data
     fallback: str = ""                # a service recommended: the cheapest fleet held all month instead
+    confidence: Confidence | None = None      # how sure: the draws of the scenario's uncertain inputs
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,21 @@ class WorkloadSection:
     sweep_tables: tuple[Table, ...]
     charts: tuple[Chart, ...]
     grids: tuple[tuple[Chart | None, Table], ...] = ()      # two-field sweeps: a map and its table
+
+
+@dataclass(frozen=True)
+class Confidence:
+    """How sure a recommendation is, from the draws of the scenario's uncertain inputs."""
+
+    sentence: str                     # page one: each option's share of the draws it wins
+    regret: str                       # what the recommendation costs on average against each draw's best
+    drivers: str                      # the inputs that move the decision most, in words
+    intro: str                        # what was drawn, how many times, the sampling error
+    ranges: Table                     # each uncertain input: its range, its group
+    options: Table                    # per option: wins, meets, the objective's percentiles
+    options_note: str                 # the options that never qualify
+    spread: Chart | None              # the options' objective over the draws
+    driver_chart: Chart | None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from ...narrative.memo import action, fallback, margin_words, reason, requiremen
 from . import memo
 from .context import Decision, Table
 from .sensitivity import sensitivity
+from .spread import confidence
 
 
 FIGURE_COLUMNS = 5                 # key figures beside the objective in the comparison table
@@ -42,7 +43,8 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
     fleet = fleet_words(r, pair_of(r, dec, own), own.label) if own else ""
     if own is not best and fleet:
         fleet = f"{fleet[:-1]}; {show(pair_of(r, dec, own), own.quantity)}."
-    sens = sensitivity(r, which)
+    sure = confidence(r, dec)
+    sens = sensitivity(r, which) if sure is None else None     # ranges given: the draws say what moves it
     options, options_note = memo.options_table(r, dec, today)
     return Decision(title, best.label if best else None, name, headline, objective_words(dec),
                     plain_title(r, best.workload if best and best.workload else wid), constraint, tuple(reasons),
@@ -50,7 +52,7 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
                     budget_words(r, dec), *(action(r, dec, best) if best else ("", "")), memo.figures(r, dec),
                     reason(r, dec, constraint), margin_words(r, dec), tuple(requirements(r, dec)),
                     sens.flips if sens else (), sens.more_flips if sens else "", options, options_note,
-                    "; ".join(risks(r, dec, best, today)) if best else "", fallback(r, dec))
+                    "; ".join(risks(r, dec, best, today)) if best else "", fallback(r, dec), sure)
 
 
 def plain_title(r: Results, wid: str) -> str:

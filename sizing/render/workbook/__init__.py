@@ -18,13 +18,15 @@ from .roofline import roofline_sheet
 from .readme import readme_sheet
 from .constants import constants_sheet
 from .summary import FAILED, OK, summary_sheet
-from . import fleet, xlsx
+from . import fleet, uncertainty, xlsx
 
 
 __all__ = ["MASTER", "RECOMMENDATION", "REQUIREMENTS_MET", "blank_shown", "build", "input_shown", "names_of", "recommendation_name",
            "valid_name", "workbook_bytes", "write_workbook"]
 
-SHEETS = ("Summary", "README", "Inputs", "Calc", "Fleet", "Results", "Sweep", "Checks", "Roofline", "Constants")
+SHEETS = ("Summary", "README", "Inputs", "Calc", "Fleet", "Results", "Sweep", "Uncertainty", "Checks", "Roofline",
+          "Constants")
+LATER = (fleet.TITLE, uncertainty.TITLE)          # made when needed: a fleet search, an uncertainty block
 
 
 # -- writing -----------------------------------------------------------------------------------
@@ -32,13 +34,15 @@ def build(results: Results) -> Book:
     """The sheets for an evaluation, filled so that names exist when used (Constants after every sheet that
     uses one, README last: it repeats the recommendation and the checks)."""
     b = Book(results)
-    sheets = {t: b.sheet(t) for t in SHEETS if t != fleet.TITLE}     # Fleet: when a fleet search needs it
+    sheets = {t: b.sheet(t) for t in SHEETS if t not in LATER}
     inputs_sheet(b, sheets["Inputs"])
     calc_sheet(b, sheets["Calc"])
     results_sheet(b, sheets["Results"])
     summary_sheet(b, sheets["Summary"])
     checks_sheet(b, sheets["Checks"])
     sweep_sheet(b, sheets["Sweep"])
+    if results.simulation is not None:
+        uncertainty.uncertainty_sheet(b, b.sheet(uncertainty.TITLE))
     roofline_sheet(b, sheets["Roofline"])
     constants_sheet(b, sheets["Constants"])
     error_check(b)

@@ -196,6 +196,11 @@ def validation(rule: Rule) -> Validation | None:
 
 
 # -- cells -------------------------------------------------------------------------------------
+def money(decimals: int = 0) -> str:
+    """A money format in the scenario's currency: '"$"#,##0', '"€"#,##0.00'."""
+    return f'"{currency.symbol()}"#,##0' + ("." + "0" * decimals if decimals else "")
+
+
 def put_text(ws: Sheet, row: int, col: int, text: str, style: str | None = None) -> Cell:
     """Text that stays text: never a formula, even when it starts with '=' or after an edit."""
     c = ws.cell(row, col)

@@ -17,6 +17,7 @@ from .base import (Align, Book, Cell, ENTITY_ORDER, Sheet, blank_shown, by_workl
                    input_shown, number_format, put, put_text, rule_of, validation, widths)
 from ..format import Shown, display_unit
 from .sheet import coordinate
+from .uncertainty import range_words
 
 
 # -- Inputs ------------------------------------------------------------------------------------
@@ -25,7 +26,13 @@ def inputs_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 2, 1, "value x factor = base value (SI); formulas read the base value through its name. Every device "
                        "has the same cost cells: a blank price or purchase means not offered that way, any other "
                        "blank cost cell reads as the default its source column names", "sizing note")
-    header(ws, 4, ["field", "value", "unit", "x factor", "base value", "base unit", "name", "meaning", "source"])
+    ranged = range_words(b)
+    header(ws, 4, ["field", "value", "unit", "x factor", "base value", "base unit", "name", "meaning", "source"]
+           + (["uncertainty range: text from the scenario for the Uncertainty sheet; no formula reads it, and it does "
+              "not follow an edited value (run sizing again)"] if ranged else []))
+    if ranged:
+        ws.cell(4, 10).align = Align(vertical="top", wrap=True)
+        ws.heights[4] = 30
     row, rules = 5, {}
     groups: dict[tuple[str, str], list[Input]] = {}
     for inp in [*b.r.inputs.values(), *b.r.blanks.values()]:      # a device's blank cost cells after its figures
@@ -37,16 +44,19 @@ def inputs_sheet(b: Book, ws: Sheet) -> None:
         row += 1
         for inp in inputs:
             input_row(b, ws, row, inp, rules)
+            if inp.key in ranged:
+                put_text(ws, row, 10, ranged[inp.key], "sizing note")
             row += 1
         row += 1
     ws.validations += [v for v in rules.values() if v is not None]
-    widths(ws, {"A": 26, "B": 14, "C": 11, "D": 13, "E": 16, "F": 10, "G": 30, "H": 40, "I": 48})
+    widths(ws, {"A": 26, "B": 14, "C": 11, "D": 13, "E": 16, "F": 10, "G": 30, "H": 40, "I": 48}
+           | ({"J": 60} if ranged else {}))
     for cell in [c for (_, col), c in ws.cells.items() if col == 9]:     # long sources wrap, not run off the page
         if isinstance(cell.value, str) and len(cell.value) > SOURCE_CHARS:
             cell.align = Align(wrap=True, vertical="top")
             ws.heights[cell.row] = 13 * math.ceil(len(cell.value) / SOURCE_CHARS)
     ws.freeze = "B5"
-    ws.print_area = f"A1:I{row}"
+    ws.print_area = f"A1:{'J' if ranged else 'I'}{row}"
     ws.repeat_rows = (4, 4)
 
 

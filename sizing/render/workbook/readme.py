@@ -48,7 +48,7 @@ def readme_sheet(b: Book, ws: Sheet) -> None:
     row = readme_section(ws, row + 4, "How to use", HOW_TO)
     row = colour_key(ws, row)
     row = readme_section(ws, row, "Provenance", provenance(b))
-    row = readme_section(ws, row, "Sheets", SHEETS)
+    row = readme_section(ws, row, "Sheets", [s for s in SHEETS if s[0] != "Uncertainty" or r.simulation])
     notes = b.notes + [p.message for p in r.problems]
     if notes:
         readme_section(ws, row, "Notes", [("", n) for n in notes])
@@ -67,7 +67,8 @@ def wrap(ws: Sheet, cell: Cell, width: float) -> None:
 
 
 HOW_TO = (
-    ("1", "Change a yellow cell on Inputs (value in the unit shown beside it). Everything else is a formula."),
+    ("1", "Change a yellow cell on Inputs (value in the unit shown beside it). Everything else is a formula, but the "
+          "Uncertainty sheet and grids labelled as engine values (a simulation or a grid of decisions)."),
     ("2", "Calc holds one quantity per row in SI base units; Results converts the headline figures to ms, GB, "
           "tokens/s and money and ranks the options live."),
     ("3", "Checks must stay TRUE; the master check is repeated above. Requirements may be FALSE: that is a "
@@ -81,6 +82,7 @@ SHEETS = (
     ("Calc", "every quantity of the formula graph, one column per device"),
     ("Results", "the decision and the headline comparison in display units"),
     ("Sweep", "the scenario's sweep as a live grid with a chart"),
+    ("Uncertainty", "the scenario's draws over its ranges: how often each option is the best (values, not formulas)"),
     ("Checks", "sanity checks (the master check) and the requirements"),
     ("Roofline", "log-log roofline: device ceilings and the workloads' operating points"),
 )

@@ -11,7 +11,7 @@ from ...formulas.common import HORIZON, MONTH, YEAR_MONTHS
 from ...formulas.expr import constant
 from ...results import Decision, Option
 
-from .base import PER, Align, Book, MASTER, Sheet, header, put, put_text, widths
+from .base import PER, Align, Book, MASTER, Sheet, header, money, put, put_text, widths
 from .checks import colour_booleans
 from .results import recommendation_name
 from .sheet import column_letter
@@ -33,10 +33,6 @@ OWN = '=IF({0}="own","own (bought)",IF({0}="rent","rent (all hours)",{0}))'     
 
 
 OK, FAILED = "OK", "FAILED: see Checks"
-
-
-def money(decimals: int = 0) -> str:
-    return f'"{currency.symbol()}"#,##0' + ("." + "0" * decimals if decimals else "")
 
 
 def summary_sheet(b: Book, ws: Sheet) -> None:
