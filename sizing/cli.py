@@ -107,6 +107,27 @@ def write_or_exit(path: Path, data: bytes, inputs: tuple) -> None:
         sys.exit(EXIT_OUTPUT)
 
 
+def unwritable(path: Path) -> str | None:
+    """Why a file could not be written there (None: it can): its folder, or the nearest that exists, must be
+    writable, and the path must not be a folder."""
+    import os
+
+    if path.is_dir():
+        return "is a folder"
+    folder = path.parent.resolve()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not os.access(folder, os.W_OK):
+        return f"cannot write in {folder}"
+    try:                                       # a read-only file system passes os.access for root: try it
+        import tempfile
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        return f"cannot write in {folder}: {e.strerror or e}"
+    return None
+
+
 def render_workbook(results) -> bytes:
     from .render.workbook import workbook_bytes
 
@@ -186,6 +207,15 @@ def pull(workbook_file: str, file: str | None, dry_run: bool) -> None:
     click.echo(f"wrote {file}")
 
 
+def device_file(path: Path) -> bool:
+    """A device entry beside the scenarios (what `sizing measure` writes, for `from: FILE.yaml`): a mapping with a
+    `kind` and no `sizing` key. A folder's scenarios leave it out; named as a file, it is checked as a scenario."""
+    from .loader import Mapping, load_file
+
+    node, _ = load_file(path)
+    return isinstance(node, Mapping) and node.get("sizing") is None and node.get("kind") is not None
+
+
 def scenario_files(paths: tuple[str, ...]) -> list[Path]:
     """The files named, and every .yaml/.yml in the folders named (default: ./scenarios)."""
     if not paths and not Path("scenarios").is_dir():
@@ -193,7 +223,8 @@ def scenario_files(paths: tuple[str, ...]) -> list[Path]:
         sys.exit(EXIT_USAGE)
     out: list[Path] = []
     for p in map(Path, paths or ("scenarios",)):
-        out += sorted(p.glob("*.yaml")) + sorted(p.glob("*.yml")) if p.is_dir() else [p]
+        out += [f for f in sorted(p.glob("*.yaml")) + sorted(p.glob("*.yml")) if not device_file(f)] \
+            if p.is_dir() else [p]
     if not out:
         click.echo("sizing: error: no scenario files found", err=True)
         sys.exit(EXIT_USAGE)
@@ -226,6 +257,85 @@ def build(paths: tuple[str, ...], out_dir: str) -> None:
     for out, data, inputs in outputs:
         write_or_exit(out, data, inputs)
         click.echo(f"wrote {out}")
+
+
+@main.command()
+@click.option("-o", "--out", type=click.Path(dir_okay=False), default="device.yaml", show_default=True,
+              help="The device entry (with an accelerator: its entry; the processor's beside it as OUT-cpu.yaml).")
+@click.option("--chart", type=click.Path(dir_okay=False), help="Delivered rate against size (.png; default: OUT's "
+              "name with .png).")
+@click.option("--seconds", type=click.FloatRange(5, 3600), default=60.0, show_default=True,
+              help="Time budget for the whole run.")
+@click.option("--quick", is_flag=True, help="Small sizes and arrays: checks the machinery, not a profile to trust.")
+@click.option("--no-accelerator", is_flag=True, help="Measure the processor only.")
+def measure(out: str, chart: str | None, seconds: float, quick: bool, no_accelerator: bool) -> None:
+    """Measure this machine (matrix products per precision, memory bandwidth; an accelerator's rates, memory, host
+    link and launch overhead where PyTorch sees one) and write a device entry, every figure with its source."""
+    from .measure import measure as run, torch_backend
+    from .measure.commands import checked_entry, outputs, summary
+    from .measure.profile import chart_png
+
+    target = Path(out)
+    if target.suffix.lower() not in (".yaml", ".yml"):
+        click.echo(f"sizing: error: {out}: a device entry is a .yaml file; name it so", err=True)
+        sys.exit(EXIT_USAGE)
+    picture = Path(chart) if chart else target.with_suffix(".png")
+    for path in (target, target.with_name(f"{target.stem}-cpu{target.suffix}"), picture):
+        problem = unwritable(path)
+        if problem:                                # found before a minute of measuring, not after
+            click.echo(f"sizing: error: {path}: {problem}", err=True)
+            sys.exit(EXIT_OUTPUT)
+    backend = None if no_accelerator else torch_backend()
+    m = run(seconds, quick, backend, progress=lambda s: click.echo(f"measure: {s}", err=True))
+    files = outputs(m, target)
+    for path, text in files:
+        problems = checked_entry(text, path)
+        if problems:                               # a profile the language refuses is a bug: say so, write nothing
+            echo_problems(problems)
+            sys.exit(EXIT_PROBLEMS)
+    for path, data in [(p, t.encode()) for p, t in files] + [(picture, chart_png(m))]:
+        write_or_exit(path, data, ())
+    for line in summary(m):
+        click.echo(line)
+    for path, _ in files:
+        click.echo(f"wrote {path}")
+    click.echo(f"wrote {picture}")
+
+
+@main.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of FILE.")
+@click.option("--dry-run", is_flag=True, help="Show the fit; write nothing.")
+def calibrate(file: str, output: str | None, dry_run: bool) -> None:
+    """Fit the efficiencies of the scenario's devices to its benchmark records (each record tied to a prediction by
+    `workload` and `scenario_device`) and write them into the scenario, comments and layout kept."""
+    from .measure.calibrate import calibrate as fit
+    from .measure.commands import calibration_lines
+    from .pull import apply
+    from .scenario import load_scenario_bytes
+
+    results = evaluate_or_exit(file)
+    cal = fit(results)
+    if not cal.records:
+        what = "no record is tied to a prediction; give a record `workload` and `scenario_device` (the " \
+               "scenario's prediction of the same configuration)" if results.scenario.benchmarks else \
+            "the scenario has no benchmark records to calibrate from; add a `benchmarks:` list (README, benchmarks)"
+        click.echo(f"{file}: error: benchmarks: {what}", err=True)
+        sys.exit(EXIT_PROBLEMS)
+    for line in calibration_lines(results, cal):
+        click.echo(line)
+    import datetime as dt
+    text = apply(results.scenario.data.decode("utf-8"),
+                 cal.changes(results, dt.datetime.now(dt.timezone.utc).date().isoformat()))
+    scn, problems = load_scenario_bytes(text.encode("utf-8"), file, Path(file).parent)
+    if scn is None:
+        echo_problems(problems)
+        sys.exit(EXIT_PROBLEMS)
+    if dry_run:
+        return
+    target = Path(output or file)
+    write_or_exit(target, text.encode("utf-8"), () if output is None else input_files(results.scenario))
+    click.echo(f"wrote {target}")
 
 
 @main.command()

@@ -156,9 +156,11 @@ def apply(text: str, found: list[Change]) -> str:
     from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap
 
+    mapping, offset = indents(text)
     yaml = YAML()
     yaml.preserve_quotes = True
     yaml.width = 4096
+    yaml.indent(mapping=mapping, sequence=mapping + offset, offset=offset)
     doc = yaml.load(text)
     for c in found:
         node = doc
@@ -171,6 +173,23 @@ def apply(text: str, found: list[Change]) -> str:
     out = io.StringIO()
     yaml.dump(doc, out)
     return out.getvalue()
+
+
+def indents(text: str) -> tuple[int, int]:
+    """The file's mapping indentation (the smallest step, 2 where none) and how far a list's dash sits right of its
+    parent key (0: `- ` under the key's first letter, 2: indented), so a rewrite keeps the file's layout."""
+    import re
+
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    steps = [len(ln) - len(ln.lstrip(" ")) for ln in lines if not ln.lstrip().startswith("- ")]
+    mapping = min((s for s in steps if s > 0), default=2)
+    for i, ln in enumerate(lines):
+        dash = re.match(r"( *)- ", ln)
+        if dash and i > 0:
+            parent = next((p for p in reversed(lines[:i]) if p.rstrip().endswith(":")), None)
+            if parent is not None:
+                return mapping, max(0, len(dash.group(1)) - (len(parent) - len(parent.lstrip(" "))))
+    return mapping, 0
 
 
 def scalar(text: str) -> Any:

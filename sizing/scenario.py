@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 
 from . import alternatives
@@ -15,8 +14,11 @@ from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
 from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_parallel,
                      check_traffic, compare_list, explain_foreign_keys, suggest)
-from .schema import CATALOG_DIR, Checker, Entity, Field, Scenario, Value
+from .schema import Checker, Entity, Field, Scenario, Value
+from .entries import catalog, default_value, fill_defaults, resolve_from
 from .uncertainty.language import uncertainty_of
+
+__all__ = ["Sweep", "catalog", "load_scenario", "load_scenario_bytes", "sha256"]
 
 
 @dataclass(frozen=True)
@@ -29,39 +31,6 @@ class Sweep:
     line: int
     col: int
     by: Sweep | None = None
-
-
-# -- catalog -------------------------------------------------------------------------------
-@lru_cache(maxsize=1)
-def catalog() -> tuple[dict[str, Entity], dict[str, Entity], tuple[Problem, ...]]:
-    """The built-in devices and models, checked with the same rules as scenarios."""
-    devices, models, problems = {}, {}, []
-    for fname, key, fields, out in (("devices.yaml", "devices", S.DEVICE_FIELDS, devices),
-                                    ("models.yaml", "models", S.MODEL_FIELDS, models)):
-        path = CATALOG_DIR / fname
-        node, probs = load_file(path, name=f"catalog/{fname}")
-        problems += probs
-        if not isinstance(node, Mapping) or not isinstance(node.get(key), Mapping):
-            continue
-        for k, entry in node.get(key).entries:
-            chk = Checker(f"catalog/{fname}", source=f"catalog {k.text}")
-            ent = Entity(key[:-1], k.text, line=k.line, col=k.col)
-            chk.block(entry, fields, f"{key}.{k.text}", ent.values)
-            problems += chk.problems
-            out[k.text] = with_sources(ent)
-    return devices, models, tuple(problems)
-
-
-def with_sources(ent: Entity) -> Entity:
-    """Label each catalog figure with its source: a per-field source, else the entry's sources."""
-    titles = [v.value for p, v in ent.values.items() if p.startswith("sources[") and p.endswith(".title")]
-    default = "; ".join(titles) or f"catalog {ent.id}"
-    if ent.get("illustrative"):
-        default = f"illustrative ({default})"
-    for path, v in list(ent.values.items()):
-        src = ent.get(f"field_sources.{path}", default)
-        ent.values[path] = replace(v, source=f"catalog {ent.id}: {src}")
-    return ent
 
 
 # -- scenario ------------------------------------------------------------------------------
@@ -119,7 +88,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
         own_source(ent)
     for m in models.values():
         import_config(chk, m, base)
-    used = resolve_catalog(chk, devices, models)
+    used = resolve_from(chk, devices, models, base)
     check_references(chk, devices, models, workloads)
     compare = compare_list(chk, root.get("compare"), devices)
     sweep = sweep_of(chk, root.get("sweep"), workloads)
@@ -230,27 +199,6 @@ def workload(chk: Checker, key: Scalar, node: Node) -> Entity:
     return ent
 
 
-def default_value(v, unit, file: str, ent: Entity) -> Value:
-    return Value(v, unit, str(v), file, ent.line, ent.col, "default")
-
-
-def default_of(f: Field, file: str, ent: Entity) -> Value:
-    """A field's default as a Value; a quantity default is written as text ('3 year') and parsed."""
-    value, unit, text = f.type.default(f.default)
-    return Value(value, unit, text, file, ent.line, ent.col, "default")
-
-
-def fill_defaults(ent: Entity, fields: tuple[Field, ...], file: str, prefix: str = "") -> None:
-    """Add the default of every absent field; a block's defaults only when the block is given."""
-    for f in fields:
-        key = f"{prefix}{f.name}"
-        if isinstance(f.type, S.Block):
-            if any(p.startswith(key + ".") for p in ent.values):
-                fill_defaults(ent, f.type.fields, file, prefix=f"{key}.")
-        elif f.default is not None and key not in ent.values:
-            ent.values[key] = default_of(f, file, ent)
-
-
 def model_defaults(m: Entity, file: str) -> None:
     if m.has("kv_lora_rank"):
         return                           # latent attention: the KV cache comes from the latent rank
@@ -259,30 +207,6 @@ def model_defaults(m: Entity, file: str) -> None:
     if "head_dim" not in m.values and "hidden" in m.values and "heads" in m.values:
         hd = m.get("hidden") // m.get("heads")
         m.values["head_dim"] = Value(hd, "", str(hd), file, m.line, m.col, "default: hidden / heads")
-
-
-def resolve_catalog(chk: Checker, devices: dict, models: dict) -> dict[str, Entity]:
-    """Merge `from:` catalog entries under the scenario's own fields."""
-    cat_devices, cat_models, _ = catalog()
-    used = {}
-    for group, table, cat, fields in (("devices", devices, cat_devices, S.DEVICE_FIELDS),
-                                      ("models", models, cat_models, S.MODEL_FIELDS)):
-        for ent in table.values():
-            ref = ent.values.pop("from", None)
-            if ref is None:
-                fill_defaults(ent, fields, chk.file)
-                continue
-            base = cat.get(ref.value)
-            if base is None:
-                chk.problem(ref, f"{group}.{ent.id}.from", f"unknown catalog entry '{ref.value}'"
-                            f"{suggest(ref.value, cat)}; `sizing catalog` lists them", "unknown-catalog-entry")
-                continue
-            merged = dict(base.values)
-            merged.update(ent.values)
-            ent.values = merged
-            fill_defaults(ent, fields, chk.file)
-            used[ref.value] = base
-    return used
 
 
 def check_references(chk: Checker, devices: dict, models: dict, workloads: dict) -> None:

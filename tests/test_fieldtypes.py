@@ -219,7 +219,7 @@ def test_a_misspelt_key_is_rejected_by_name(old, new, unexpected):
     ("model: m7}", "model: m7, precision: fp7}", "'fp7' is not one of"),
     ("name: t", "name: t\nstatus: done", "'done' is not one of ['draft', 'review', 'final']"),
     ("name: t", "name: t\ndecision: {require: [fits_memroy]}", "'fits_memroy' is not one of"),
-    ("    kind: gpu", "    kind: gpu\n    from: h100", "'h100' is not one of"),
+    ("    kind: gpu", "    kind: gpu\n    from: h100", "'h100' is not valid under any of the given schemas"),  # nor a file
     ("sizing: 1", "sizing: 2", "1 was expected"),
 ])
 def test_a_wrong_enum_is_rejected(old, new, error):

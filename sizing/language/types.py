@@ -396,7 +396,11 @@ class CatalogRef(Text):
 
     def json_schema(self, f: Field) -> dict:
         ids = catalog_ids(f"{self.entity}s")
-        return described(f, enum=list(ids)) if ids else described(f, type="string", pattern=SLUG.pattern)
+        one = described(f, enum=list(ids)) if ids else described(f, type="string", pattern=SLUG.pattern)
+        if self.entity != "device":
+            return one
+        one.pop("description", None)            # a device may also come from a file (`sizing measure` writes one)
+        return described(f, anyOf=[one, {"type": "string", "pattern": r"\.(yaml|yml|YAML|YML)$"}])
 
 
 @cache

@@ -1,0 +1,121 @@
+"""Where an entry's fields come from besides the scenario: `from:` a built-in catalog entry or a device file (the
+device entry `sizing measure` writes, relative to the scenario), and the language's defaults."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+from . import schema as S
+from .checks import suggest
+from .errors import Problem
+from .loader import Mapping, load_file
+from .schema import CATALOG_DIR, Checker, Entity, Field, Value
+
+FILE_SUFFIXES = (".yaml", ".yml")
+
+
+# -- catalog -------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def catalog() -> tuple[dict[str, Entity], dict[str, Entity], tuple[Problem, ...]]:
+    """The built-in devices and models, checked with the same rules as scenarios."""
+    devices, models, problems = {}, {}, []
+    for fname, key, fields, out in (("devices.yaml", "devices", S.DEVICE_FIELDS, devices),
+                                    ("models.yaml", "models", S.MODEL_FIELDS, models)):
+        path = CATALOG_DIR / fname
+        node, probs = load_file(path, name=f"catalog/{fname}")
+        problems += probs
+        if not isinstance(node, Mapping) or not isinstance(node.get(key), Mapping):
+            continue
+        for k, entry in node.get(key).entries:
+            chk = Checker(f"catalog/{fname}", source=f"catalog {k.text}")
+            ent = Entity(key[:-1], k.text, line=k.line, col=k.col)
+            chk.block(entry, fields, f"{key}.{k.text}", ent.values)
+            problems += chk.problems
+            out[k.text] = with_sources(ent, f"catalog {ent.id}")
+    return devices, models, tuple(problems)
+
+
+def with_sources(ent: Entity, where: str) -> Entity:
+    """Label each figure of a catalog entry or device file with its source: a per-field source, else the entry's
+    sources."""
+    titles = [v.value for p, v in ent.values.items() if p.startswith("sources[") and p.endswith(".title")]
+    default = "; ".join(titles) or where
+    if ent.get("illustrative"):
+        default = f"illustrative ({default})"
+    for path, v in list(ent.values.items()):
+        src = ent.get(f"field_sources.{path}", default)
+        ent.values[path] = replace(v, source=f"{where}: {src}")
+    return ent
+
+
+def default_value(v, unit, file: str, ent: Entity) -> Value:
+    return Value(v, unit, str(v), file, ent.line, ent.col, "default")
+
+
+def default_of(f: Field, file: str, ent: Entity) -> Value:
+    """A field's default as a Value; a quantity default is written as text ('3 year') and parsed."""
+    value, unit, text = f.type.default(f.default)
+    return Value(value, unit, text, file, ent.line, ent.col, "default")
+
+
+def fill_defaults(ent: Entity, fields: tuple[Field, ...], file: str, prefix: str = "") -> None:
+    """Add the default of every absent field; a block's defaults only when the block is given."""
+    for f in fields:
+        key = f"{prefix}{f.name}"
+        if isinstance(f.type, S.Block):
+            if any(p.startswith(key + ".") for p in ent.values):
+                fill_defaults(ent, f.type.fields, file, prefix=f"{key}.")
+        elif f.default is not None and key not in ent.values:
+            ent.values[key] = default_of(f, file, ent)
+
+
+def resolve_from(chk: Checker, devices: dict, models: dict, base: Path) -> dict[str, Entity]:
+    """Merge `from:` catalog entries, or a device file's entry, under the scenario's own fields."""
+    cat_devices, cat_models, _ = catalog()
+    used = {}
+    for group, table, cat, fields in (("devices", devices, cat_devices, S.DEVICE_FIELDS),
+                                      ("models", models, cat_models, S.MODEL_FIELDS)):
+        for ent in table.values():
+            ref = ent.values.pop("from", None)
+            if ref is None:
+                fill_defaults(ent, fields, chk.file)
+                continue
+            if group == "devices" and ref.value.lower().endswith(FILE_SUFFIXES):
+                merged = device_file(chk, ref, base, f"{group}.{ent.id}.from", ent)
+                if merged is not None:
+                    ent.values = {**merged.values, **ent.values}
+                    fill_defaults(ent, fields, chk.file)
+                continue
+            found = cat.get(ref.value)
+            if found is None:
+                chk.problem(ref, f"{group}.{ent.id}.from", f"unknown catalog entry '{ref.value}'"
+                            f"{suggest(ref.value, cat)}; `sizing catalog` lists them", "unknown-catalog-entry")
+                continue
+            ent.values = {**found.values, **ent.values}
+            fill_defaults(ent, fields, chk.file)
+            used[ref.value] = found
+    return used
+
+
+def device_file(chk: Checker, ref: Value, base: Path, path: str, ent: Entity) -> Entity | None:
+    """A device entry read from a file beside the scenario, checked like one (its problems located in that file),
+    each figure labelled with its own source line."""
+    target = base / ref.value
+    node, problems = load_file(target, name=str(target))
+    if problems or not isinstance(node, Mapping):
+        first = problems[0] if problems else None
+        why = f"{first.message} ({first.file}:{first.line}:{first.col})" if first else "it is not a device entry " \
+            "(a mapping of device fields, as `sizing measure` writes)"
+        chk.problem(ref, path, f"cannot use '{ref.value}': {why}", first.code if first else "wrong-shape")
+        return None
+    if node.get("from") is not None:
+        chk.problem(ref, path, f"'{ref.value}' has a `from:` of its own; a device file must give its figures itself",
+                    "wrong-shape")
+        return None
+    sub = Checker(str(target), source=f"device file {ref.value}")
+    out = Entity("device", ent.id, line=ent.line, col=ent.col)
+    sub.block(node, tuple(f for f in S.DEVICE_FIELDS if f.name != "from"), "", out.values)
+    chk.problems += sub.problems
+    return with_sources(out, f"device file {ref.value}")
