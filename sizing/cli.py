@@ -1,49 +1,37 @@
-"""The command line: validate, evaluate, schema, catalog (and the renderers); the only place that exits."""
+"""The command line: validate, evaluate, the renderers, pull, schema, catalog (measure, calibrate and init in
+cli_tools, what all share in cli_common); these three modules are the only places that exit."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import click
 
 from . import __version__
+from .cli_common import (EXIT_OK, EXIT_OUTPUT, EXIT_PROBLEMS, EXIT_USAGE, echo_problems, evaluate_or_exit,
+                         input_files, unwritable, write_or_exit)
+from .cli_tools import calibrate, diff, init, measure
 from .errors import Problem
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_OUTPUT = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130           # 128 + SIGINT, as shells report it
 
 
-def echo_problems(problems: list[Problem]) -> bool:
-    """Print problems to stderr; True when any is an error."""
-    for p in problems:
-        click.echo(str(p), err=True)
-    return any(p.level == "error" for p in problems)
+class Sizing(click.Group):
+    """The command group; Ctrl-C exits 130 with a line, not click's "Aborted!" and 1 (the code for bad input).
+    Outputs are renamed into place whole, so an interrupted command leaves none half-written."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (KeyboardInterrupt, click.exceptions.Abort):
+            click.echo("\nsizing: interrupted; nothing more was written", err=True)
+            sys.exit(EXIT_INTERRUPTED)
 
 
-def load_or_exit(path: str, strict: bool = False):
-    from .scenario import load_scenario
-
-    scn, problems = load_scenario(path)
-    if scn is None or (strict and problems):
-        echo_problems(problems)
-        sys.exit(EXIT_PROBLEMS)
-    return scn, problems
-
-
-def evaluate_or_exit(path: str, strict: bool = False):
-    from .evaluate import evaluate
-
-    scn, problems = load_or_exit(path, strict)
-    results = evaluate(scn)
-    results.problems = problems + results.problems
-    if strict and results.problems:
-        echo_problems(results.problems)
-        sys.exit(EXIT_PROBLEMS)
-    return results
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Sizing, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="sizing")
 def main() -> None:
     """Which hardware, how many, at what cost: size AI workloads and show the working."""
@@ -80,7 +68,9 @@ def validate(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
-def evaluate(file: str, fmt: str, strict: bool) -> None:
+@click.option("--width", type=click.IntRange(0), help="Fit the table to this many columns (default: the terminal's "
+              "width when printing to one, else no limit; 0: no limit).")
+def evaluate(file: str, fmt: str, strict: bool, width: int | None) -> None:
     """Evaluate every (workload, device) pair, the sweep and the decision."""
     results = evaluate_or_exit(file, strict)
     if fmt == "json":
@@ -92,40 +82,12 @@ def evaluate(file: str, fmt: str, strict: bool) -> None:
         from .render.data import to_csv
         click.echo(to_csv(results), nl=False)
     else:
+        import shutil
+
         from .render.table import render
-        click.echo(render(results), nl=False)
-
-
-def write_or_exit(path: Path, data: bytes, inputs: tuple) -> None:
-    from .errors import OutputError
-    from .output import write_atomic
-
-    try:
-        write_atomic(path, data, inputs)
-    except OutputError as e:
-        click.echo(f"sizing: error: {e}", err=True)
-        sys.exit(EXIT_OUTPUT)
-
-
-def unwritable(path: Path) -> str | None:
-    """Why a file could not be written there (None: it can): its folder, or the nearest that exists, must be
-    writable, and the path must not be a folder."""
-    import os
-
-    if path.is_dir():
-        return "is a folder"
-    folder = path.parent.resolve()
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not os.access(folder, os.W_OK):
-        return f"cannot write in {folder}"
-    try:                                       # a read-only file system passes os.access for root: try it
-        import tempfile
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as e:
-        return f"cannot write in {folder}: {e.strerror or e}"
-    return None
+        if width is None and sys.stdout.isatty():
+            width = shutil.get_terminal_size().columns
+        click.echo(render(results, width or None), nl=False)
 
 
 def render_workbook(results) -> bytes:
@@ -138,11 +100,6 @@ def render_report(results, workbook: bytes | None) -> bytes:
     from .render.report import report_bytes
 
     return report_bytes(results, workbook)
-
-
-def input_files(scn) -> tuple[str, ...]:
-    """Files an output must never replace: the scenario and the records it reads."""
-    return (scn.file, *{v.file for b in scn.benchmarks for v in b.values.values()})
 
 
 def write_one(file: str, output: str | None, suffix: str, render) -> None:
@@ -234,108 +191,41 @@ def scenario_files(paths: tuple[str, ...]) -> list[Path]:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True)
-def build(paths: tuple[str, ...], out_dir: str) -> None:
+@click.option("--strict", is_flag=True, help="Treat warnings as errors: nothing is written if any scenario has one.")
+def build(paths: tuple[str, ...], out_dir: str, strict: bool) -> None:
     """Write the workbook and the report of each scenario (files, or every .yaml in folders)."""
     from .evaluate import evaluate as run_engine
     from .scenario import load_scenario
 
     files = scenario_files(paths)
-    loaded, failed = [], False
+    problem = unwritable(Path(out_dir) / "build.check")
+    if problem:                           # found before any rendering, not after
+        click.echo(f"sizing: error: {out_dir}: {problem}", err=True)
+        sys.exit(EXIT_OUTPUT)
+    loaded, evaluated, failed = [], [], False
     for f in files:
         scn, problems = load_scenario(f)
-        failed |= echo_problems(problems)
+        if scn is not None:
+            results = run_engine(scn)
+            problems = problems + results.problems
+            evaluated.append(results)
+        failed |= echo_problems(problems) or (strict and bool(problems))
         loaded.append(scn)
     if failed:
-        sys.exit(EXIT_PROBLEMS)           # nothing is written when any scenario has errors
+        sys.exit(EXIT_PROBLEMS)           # nothing is written when any scenario has errors (or, strict, warnings)
     outputs = []                          # every rendering first: a failure leaves no partial set
-    for f, scn in zip(files, loaded):
-        results = run_engine(scn)
-        echo_problems(results.problems)
+    tty = sys.stderr.isatty()                 # progress on a terminal; quiet when piped
+    for i, (f, scn, results) in enumerate(zip(files, loaded, evaluated), 1):
+        if tty:
+            click.echo(f"\rrendering {i}/{len(files)}: {f.name}\x1b[K", err=True, nl=False)
         xlsx = render_workbook(results)
         outputs += [(Path(out_dir) / f"{f.stem}{suffix}", data, input_files(scn))
                     for suffix, data in ((".xlsx", xlsx), (".pdf", render_report(results, xlsx)))]
+    if tty:
+        click.echo("\r\x1b[K", err=True, nl=False)
     for out, data, inputs in outputs:
         write_or_exit(out, data, inputs)
         click.echo(f"wrote {out}")
-
-
-@main.command()
-@click.option("-o", "--out", type=click.Path(dir_okay=False), default="device.yaml", show_default=True,
-              help="The device entry (with an accelerator: its entry; the processor's beside it as OUT-cpu.yaml).")
-@click.option("--chart", type=click.Path(dir_okay=False), help="Delivered rate against size (.png; default: OUT's "
-              "name with .png).")
-@click.option("--seconds", type=click.FloatRange(5, 3600), default=60.0, show_default=True,
-              help="Time budget for the whole run.")
-@click.option("--quick", is_flag=True, help="Small sizes and arrays: checks the machinery, not a profile to trust.")
-@click.option("--no-accelerator", is_flag=True, help="Measure the processor only.")
-def measure(out: str, chart: str | None, seconds: float, quick: bool, no_accelerator: bool) -> None:
-    """Measure this machine (matrix products per precision, memory bandwidth; an accelerator's rates, memory, host
-    link and launch overhead where PyTorch sees one) and write a device entry, every figure with its source."""
-    from .measure import measure as run, torch_backend
-    from .measure.commands import checked_entry, outputs, summary
-    from .measure.profile import chart_png
-
-    target = Path(out)
-    if target.suffix.lower() not in (".yaml", ".yml"):
-        click.echo(f"sizing: error: {out}: a device entry is a .yaml file; name it so", err=True)
-        sys.exit(EXIT_USAGE)
-    picture = Path(chart) if chart else target.with_suffix(".png")
-    for path in (target, target.with_name(f"{target.stem}-cpu{target.suffix}"), picture):
-        problem = unwritable(path)
-        if problem:                                # found before a minute of measuring, not after
-            click.echo(f"sizing: error: {path}: {problem}", err=True)
-            sys.exit(EXIT_OUTPUT)
-    backend = None if no_accelerator else torch_backend()
-    m = run(seconds, quick, backend, progress=lambda s: click.echo(f"measure: {s}", err=True))
-    files = outputs(m, target)
-    for path, text in files:
-        problems = checked_entry(text, path)
-        if problems:                               # a profile the language refuses is a bug: say so, write nothing
-            echo_problems(problems)
-            sys.exit(EXIT_PROBLEMS)
-    for path, data in [(p, t.encode()) for p, t in files] + [(picture, chart_png(m))]:
-        write_or_exit(path, data, ())
-    for line in summary(m):
-        click.echo(line)
-    for path, _ in files:
-        click.echo(f"wrote {path}")
-    click.echo(f"wrote {picture}")
-
-
-@main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of FILE.")
-@click.option("--dry-run", is_flag=True, help="Show the fit; write nothing.")
-def calibrate(file: str, output: str | None, dry_run: bool) -> None:
-    """Fit the efficiencies of the scenario's devices to its benchmark records (each record tied to a prediction by
-    `workload` and `scenario_device`) and write them into the scenario, comments and layout kept."""
-    from .measure.calibrate import calibrate as fit
-    from .measure.commands import calibration_lines
-    from .pull import apply
-    from .scenario import load_scenario_bytes
-
-    results = evaluate_or_exit(file)
-    cal = fit(results)
-    if not cal.records:
-        what = "no record is tied to a prediction; give a record `workload` and `scenario_device` (the " \
-               "scenario's prediction of the same configuration)" if results.scenario.benchmarks else \
-            "the scenario has no benchmark records to calibrate from; add a `benchmarks:` list (README, benchmarks)"
-        click.echo(f"{file}: error: benchmarks: {what}", err=True)
-        sys.exit(EXIT_PROBLEMS)
-    for line in calibration_lines(results, cal):
-        click.echo(line)
-    import datetime as dt
-    text = apply(results.scenario.data.decode("utf-8"),
-                 cal.changes(results, dt.datetime.now(dt.timezone.utc).date().isoformat()))
-    scn, problems = load_scenario_bytes(text.encode("utf-8"), file, Path(file).parent)
-    if scn is None:
-        echo_problems(problems)
-        sys.exit(EXIT_PROBLEMS)
-    if dry_run:
-        return
-    target = Path(output or file)
-    write_or_exit(target, text.encode("utf-8"), () if output is None else input_files(results.scenario))
-    click.echo(f"wrote {target}")
 
 
 @main.command()
@@ -347,14 +237,32 @@ def schema() -> None:
 
 
 @main.group(invoke_without_command=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--kind", type=click.Choice(["cpu", "gpu", "tpu", "npu", "accelerator"]), help="Devices of this kind.")
+@click.option("--min-memory", help="Devices with at least this memory, e.g. 80GB.")
+@click.option("--min-bandwidth", help="Devices with at least this memory bandwidth, e.g. 3TB/s.")
+@click.option("--precision", help="Devices with a rate at this precision, e.g. fp8.")
 @click.pass_context
-def catalog(ctx: click.Context) -> None:
-    """List the built-in devices and models (`sizing catalog show ID` for one)."""
+def catalog(ctx: click.Context, fmt: str, kind: str | None, min_memory: str | None, min_bandwidth: str | None,
+            precision: str | None) -> None:
+    """List the built-in devices and models (`sizing catalog show ID` for one); filters keep the devices that pass
+    them."""
     if ctx.invoked_subcommand is not None:
         return
-    from .render.catalog import listing
+    from .render.catalog import as_json, chosen, listing
+    from .units import UnitError, parse_quantity
 
-    click.echo(listing(), nl=False)
+    limits = {}
+    for option, text, what in (("--min-memory", min_memory, "memory"), ("--min-bandwidth", min_bandwidth,
+                                                                          "bandwidth")):
+        try:
+            spaced = re.sub(r"^\s*([0-9.]+(?:[eE][+-]?[0-9]+)?)\s*", r"\1 ", text) if text else None   # 80GB
+            limits[what] = parse_quantity(spaced, what) if spaced else None
+        except UnitError as e:
+            click.echo(f"sizing: error: {option} {text}: {e}", err=True)
+            sys.exit(EXIT_USAGE)
+    devices, models = chosen(kind, limits["memory"], limits["bandwidth"], precision)
+    click.echo(as_json(devices, models) if fmt == "json" else listing(devices, models), nl=False)
 
 
 @catalog.command("show")
@@ -375,6 +283,10 @@ def catalog_show(entry: str) -> None:
         click.echo(f"sizing: no catalog entry '{entry}'; {hint}`sizing catalog` lists them", err=True)
         sys.exit(EXIT_USAGE)
     click.echo(text, nl=False)
+
+
+for command in (measure, calibrate, init, diff):
+    main.add_command(command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,6 +10,7 @@ CODES = {
     # the file
     "file-unreadable": "the file (or a file it names) cannot be read",
     "file-too-large": "the file is over 200 kB",
+    "not-a-file": "a device, a pipe, a socket or a folder where a file belongs (`/dev/zero`, a FIFO): refused before it is opened",
     "bad-encoding": "the file is not UTF-8",
     "control-character": "a control character or an unpaired surrogate in the file or a text",
     "empty-file": "the file has no content",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass, field
 
@@ -82,12 +83,17 @@ class Sequence:
 Node = Scalar | Mapping | Sequence
 
 
-def load_file(path: str | os.PathLike, name: str | None = None) -> tuple[Node | None, list[Problem]]:
-    """Read and load one file; read errors become a problem at 1:1."""
+def read_file(path: str | os.PathLike, name: str | None = None) -> tuple[bytes | None, list[Problem]]:
+    """A file's bytes, read with a bound: a device, a pipe or a socket is refused before it is opened (reading
+    /dev/zero or a FIFO would never end), and at most one byte past the cap is read."""
     name = str(path) if name is None else name
     try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device, a pipe or a socket)"
+            return None, [Problem(name, 1, 1, "", f"cannot read the file: it is {what}; name a scenario file",
+                                  code="not-a-file")]
         with open(path, "rb") as file:
-            # Read one byte past the cap so a huge file is never read whole.
             data = file.read(MAX_BYTES + 1)
             size = max(os.fstat(file.fileno()).st_size, len(data))
     except OSError as err:
@@ -95,7 +101,15 @@ def load_file(path: str | os.PathLike, name: str | None = None) -> tuple[Node | 
         return None, [Problem(name, 1, 1, "", message, code="file-unreadable")]
     if size > MAX_BYTES:
         return None, [_too_big(name, size)]
-    return load_text(data, name)
+    return data, []
+
+
+def load_file(path: str | os.PathLike, name: str | None = None) -> tuple[Node | None, list[Problem]]:
+    """Read and load one file; read errors become a problem at 1:1."""
+    data, problems = read_file(path, name)
+    if data is None:
+        return None, problems
+    return load_text(data, str(path) if name is None else name)
 
 
 def load_text(data: bytes | str, name: str) -> tuple[Node | None, list[Problem]]:

@@ -11,7 +11,7 @@ from . import kinds as K
 from . import schema as S
 from .errors import Problem
 from .hfconfig import read_config
-from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
+from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text, read_file
 from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_parallel,
                      check_traffic, compare_list, explain_foreign_keys, suggest)
 from .schema import Checker, Entity, Field, Scenario, Value
@@ -37,12 +37,10 @@ class Sweep:
 def load_scenario(path: str | Path, name: str | None = None) -> tuple[Scenario | None, list[Problem]]:
     """Load and check a scenario file; return (scenario or None, every problem found)."""
     path = Path(path)
-    name = name or str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        return None, [Problem(name, 1, 1, "", f"cannot read the file: {e.strerror or e}", code="file-unreadable")]
-    return load_scenario_bytes(data, name, base=path.parent)
+    data, problems = read_file(path, name or str(path))
+    if data is None:
+        return None, problems
+    return load_scenario_bytes(data, name or str(path), base=path.parent)
 
 
 def load_scenario_bytes(data: bytes, name: str, base: Path = Path(".")) -> tuple[Scenario | None, list[Problem]]:

@@ -70,3 +70,30 @@ def test_every_accelerator_has_a_sourced_interconnect():
             assert d.has(f"field_sources.{f}"), (did, f)        # solid, inferred or unverified, with how
         if d.has("network.bandwidth"):
             assert d.has("field_sources.network.bandwidth"), did
+
+
+def test_catalog_filters_and_json():
+    import json
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", "from sizing.cli import main; main()", "catalog", *args],
+                              capture_output=True, text=True, cwd=ROOT)
+    devices, models, _ = catalog()
+    got = json.loads(run("--kind", "gpu", "--min-memory", "141GB", "--precision", "fp8", "--format", "json").stdout)
+    want = [d.id for d in devices.values() if d.get("kind") == "gpu" and d.get("memory", 0) >= 141e9
+            and (d.has("compute.fp8") or d.has("delivered.fp8"))]
+    assert [e["id"] for e in got["devices"]] == want and "nvidia-h200-sxm-141gb" in want and got["models"] == []
+    h200 = got["devices"][want.index("nvidia-h200-sxm-141gb")]
+    assert h200["figures"]["memory"] == {"value": 141e9, "unit": "byte", "text": "141 GB",
+                                         "source": devices["nvidia-h200-sxm-141gb"].values["memory"].source}
+    everything = json.loads(run("--format", "json").stdout)
+    assert len(everything["devices"]) == len(devices) and len(everything["models"]) == len(models)
+    text = run("--min-bandwidth", "5 TB/s").stdout
+    assert text.startswith("devices:\n") and "models:" not in text and "nvidia-h100-sxm5-80gb" not in text
+    assert run("--min-memory", "1 PB").stdout == "no catalog entry passes the filters\n"
+    bad = run("--min-memory", "80 GB/s")
+    assert bad.returncode == 2 and bad.stderr.startswith("sizing: error: --min-memory 80 GB/s: ")

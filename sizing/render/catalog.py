@@ -25,11 +25,48 @@ def summary(e: Entity) -> str:
     return f"  {e.id:<32} {'; '.join(b for b in bits if b)}{tag}"
 
 
-def listing() -> str:
+def chosen(kind: str | None = None, min_memory: float | None = None, min_bandwidth: float | None = None,
+           precision: str | None = None) -> tuple[list[Entity], list[Entity]]:
+    """The devices (and, without a device filter, the models) that pass the filters: a device kind, at least so much
+    memory (bytes) or bandwidth (bytes/s), a rate at a precision (peak or delivered)."""
     devices, models, _ = catalog()
-    lines = ["devices:"] + [summary(e) for e in devices.values()]
-    lines += ["", "models:"] + [summary(e) for e in models.values()]
-    return "\n".join(lines) + "\n"
+    keep = []
+    for e in devices.values():
+        if kind and e.get("kind") != kind:
+            continue
+        if min_memory is not None and not (e.has("memory") and e.get("memory") >= min_memory):
+            continue
+        if min_bandwidth is not None and not (e.has("memory_bandwidth") and e.get("memory_bandwidth") >= min_bandwidth):
+            continue
+        if precision and not (e.has(f"compute.{precision}") or e.has(f"delivered.{precision}")):
+            continue
+        keep.append(e)
+    filtered = any(x is not None for x in (kind, min_memory, min_bandwidth, precision))
+    return keep, [] if filtered else list(models.values())
+
+
+def listing(devices: list[Entity] | None = None, models: list[Entity] | None = None) -> str:
+    if devices is None:
+        devices, models = chosen()
+    lines = ["devices:"] + [summary(e) for e in devices] if devices else []
+    if models:
+        lines += ([""] if lines else []) + ["models:"] + [summary(e) for e in models]
+    return "\n".join(lines or ["no catalog entry passes the filters"]) + "\n"
+
+
+def as_json(devices: list[Entity], models: list[Entity]) -> str:
+    """The entries in SI units: rates in FLOP/s, memory in bytes, bandwidth in bytes/s; each figure with its text
+    and its source."""
+    import json
+
+    def entry(e: Entity) -> dict:
+        figures = {p: {"value": v.value, "unit": v.unit, "text": v.text, "source": v.source}
+                   for p, v in e.values.items() if not p.startswith(("sources[", "field_sources", "unverified["))
+                   and isinstance(v.value, (int, float)) and not isinstance(v.value, bool)}
+        texts = {p: v.value for p, v in e.values.items() if p in ("name", "kind", "vendor", "illustrative")}
+        return {"id": e.id, **texts, "figures": figures}
+    return json.dumps({"devices": [entry(e) for e in devices], "models": [entry(e) for e in models]}, indent=2,
+                      sort_keys=True) + "\n"
 
 
 def show(entry: str) -> str | None:

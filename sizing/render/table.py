@@ -12,7 +12,32 @@ SWEEP_ROWS = 20          # a long sweep is shown at evenly spaced points; the JS
 
 
 
-def table(rows: list[list[str]]) -> list[str]:
+def table(rows: list[list[str]], width: int | None = None) -> list[str]:
+    """Aligned columns, the first left, the rest right. Wider than `width`: the columns after the first are paged,
+    each page repeating the first column (devices side by side become pages of devices)."""
+    lines = aligned(rows)
+    if width is None or len(rows[0]) <= 2 or max(map(len, lines)) <= width:
+        return lines
+    pages: list[list[int]] = []
+    page: list[int] = []
+    for c in range(1, len(rows[0])):
+        if page and max(map(len, aligned(columns(rows, page + [c])))) > width:
+            pages.append(page)
+            page = [c]
+        else:
+            page.append(c)
+    pages.append(page)
+    out: list[str] = []
+    for i, cols in enumerate(pages):
+        out += ([""] if i else []) + aligned(columns(rows, cols))
+    return out
+
+
+def columns(rows: list[list[str]], cols: list[int]) -> list[list[str]]:
+    return [[r[0]] + [r[c] for c in cols] for r in rows]
+
+
+def aligned(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = []
     for n, r in enumerate(rows):
@@ -23,7 +48,20 @@ def table(rows: list[list[str]]) -> list[str]:
     return out
 
 
-def sweep_lines(r: Results, s: SweepResult) -> list[str]:
+def wrapped(text: str, width: int | None, indent: str = "  ") -> list[str]:
+    """A sentence within `width`, its continuation lines indented under it."""
+    if width is None or len(text) <= width:
+        return [text]
+    import textwrap
+    lead = text[:len(text) - len(text.lstrip())]
+    return textwrap.wrap(text, width, initial_indent="", subsequent_indent=lead + indent, break_on_hyphens=False)
+
+
+def inside(width: int | None, indent: int) -> int | None:
+    return None if width is None else max(20, width - indent)
+
+
+def sweep_lines(r: Results, s: SweepResult, width: int | None = None) -> list[str]:
     """The swept values down, a few key quantities per device across."""
     kind = r.scenario.workloads[s.workload].get("kind")
     wanted = s.shown
@@ -40,10 +78,10 @@ def sweep_lines(r: Results, s: SweepResult) -> list[str]:
             v = s.series[dev][qid][i]
             cells.append(human(v.item() if hasattr(v, "item") else v, d.unit, d.display))
         rows.append(cells)
-    return [f"sweep of {s.parameter} for {s.workload}{shown}"] + ["  " + ln for ln in table(rows)]
+    return [f"sweep of {s.parameter} for {s.workload}{shown}"] + ["  " + ln for ln in table(rows, inside(width, 2))]
 
 
-def grid_lines(g) -> list[str]:
+def grid_lines(g, width: int | None = None) -> list[str]:
     """A two-field sweep: the recommendation and its objective value in each cell, rows by the first field."""
     d = F.definition(g.objective) if g.objective else None
     out = [f"grid of {g.rows} (down) by {g.columns} (across) for {g.workload}"]
@@ -54,10 +92,10 @@ def grid_lines(g) -> list[str]:
         rows.append([x if isinstance(x, str) else f"{x:g}"] +
                     [f"{b} {human(v, d.unit, d.display)}" if b else "none qualifies" for b, v in zip(best, value)])
     return out + [f"  recommended option and its {d.label.lower() if d.label else g.objective}"] + \
-        ["  " + ln for ln in table(rows)]
+        ["  " + ln for ln in table(rows, inside(width, 2))]
 
 
-def spread_lines(r: Results, d) -> list[str]:
+def spread_lines(r: Results, d, width: int | None = None) -> list[str]:
     """How sure the decision is: the simulation's sentence, each option's win and meet shares and the spread of its
     objective, the regret and the drivers."""
     from ..narrative import confidence as C
@@ -66,7 +104,7 @@ def spread_lines(r: Results, d) -> list[str]:
     if s is None:
         return []
     sim = r.simulation
-    lines = [f"  how sure ({sim.spec.draws:,} draws, seed {sim.spec.seed}): {C.sentence(r, d)}"]
+    lines = wrapped(f"  how sure ({sim.spec.draws:,} draws, seed {sim.spec.seed}): {C.sentence(r, d)}", width)
     rows = [["option", "best", "meets all", f"{d.quantity} p5", "p50", "p95"]]
     for o in s.options:
         if o.win_probability == 0 and len(rows) > 6:
@@ -74,16 +112,17 @@ def spread_lines(r: Results, d) -> list[str]:
         p5, p50, p95 = (human(v, d.unit) for v in o.objective) if o.objective else ("n/a",) * 3
         rows.append([d.option(o.option).label if d.option(o.option) else o.option, C.share(o.win_probability),
                      C.share(o.meets_probability), p5, p50, p95])
-    lines += ["    " + ln for ln in table(rows)]
+    lines += ["    " + ln for ln in table(rows, inside(width, 4))]
     for text in (C.regret_words(r, d), C.drivers_sentence(r, d)):
         if text:
-            lines.append(f"  {text}")
+            lines += wrapped(f"  {text}", width)
     return lines
 
 
 @currency.rendered
-def render(r: Results) -> str:
-    lines = [f"{r.scenario.title}  ({r.scenario.file})", ""]
+def render(r: Results, width: int | None = None) -> str:
+    """The evaluation as text; with `width` (a terminal's), tables page their columns and sentences wrap to fit."""
+    lines = [*wrapped(f"{r.scenario.title}  ({r.scenario.file})", width), ""]
     groups: dict[str, list] = {}
     for p in r.pairs:
         groups.setdefault(p.workload, []).append(p)
@@ -97,14 +136,15 @@ def render(r: Results) -> str:
         for qid, d in order.items():
             rows.append([qid] + [human(p.values[qid], d.unit, d.display) if qid in p.values else "-"
                                  for p in pairs])
-        lines += ["  " + s for s in table(rows)] + [""]
+        lines += ["  " + s for s in table(rows, inside(width, 2))] + [""]
     for s in r.sweeps:
-        lines += sweep_lines(r, s)
-        lines += [f"  {crossover_words(c, (min(s.values), max(s.values)))}" for c in s.crossovers]
+        lines += sweep_lines(r, s, width)
+        lines += [ln for c in s.crossovers for ln in wrapped(f"  {crossover_words(c, (min(s.values), max(s.values)))}",
+                                                             width)]
         lines.append("")
     for g in r.grids:
-        lines += grid_lines(g) + [""]
-    lines += [crossover_words(c) for c in r.crossovers]
+        lines += grid_lines(g, width) + [""]
+    lines += [ln for c in r.crossovers for ln in wrapped(crossover_words(c), width)]
     if r.crossovers:
         lines.append("")
     for d in r.decisions:
@@ -117,9 +157,9 @@ def render(r: Results) -> str:
                 why += f"; {fit.get(f'devices.{o.device}')} devices ranked as '{o.device} {alternatives.FIT}'"
             val = human(o.value, d.unit) if o.value is not None else "n/a"
             place = f"{o.rank}." if o.rank else "–"
-            lines.append(f"  {place} {o.label}: {val}{'  ' + why if why else ''}")
+            lines += wrapped(f"  {place} {o.label}: {val}{'  ' + why if why else ''}", width, "    ")
         rec = d.best.label if d.best else "none: no option meets every requirement"
         lines.append(f"  recommendation: {rec}")
-        lines += spread_lines(r, d)
+        lines += spread_lines(r, d, width)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

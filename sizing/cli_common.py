@@ -1,0 +1,79 @@
+"""What every command shares: the exit codes, problems printed as located lines, loading or evaluating a scenario
+or exiting, and writing an output whole or exiting."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import Problem
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_OUTPUT = 0, 1, 2, 3
+
+
+def echo_problems(problems: list[Problem]) -> bool:
+    """Print problems to stderr; True when any is an error."""
+    for p in problems:
+        click.echo(str(p), err=True)
+    return any(p.level == "error" for p in problems)
+
+
+def load_or_exit(path: str, strict: bool = False):
+    from .scenario import load_scenario
+
+    scn, problems = load_scenario(path)
+    if scn is None or (strict and problems):
+        echo_problems(problems)
+        sys.exit(EXIT_PROBLEMS)
+    return scn, problems
+
+
+def evaluate_or_exit(path: str, strict: bool = False):
+    from .evaluate import evaluate
+
+    scn, problems = load_or_exit(path, strict)
+    results = evaluate(scn)
+    results.problems = problems + results.problems
+    if strict and results.problems:
+        echo_problems(results.problems)
+        sys.exit(EXIT_PROBLEMS)
+    return results
+
+
+def write_or_exit(path: Path, data: bytes, inputs: tuple) -> None:
+    from .errors import OutputError
+    from .output import write_atomic
+
+    try:
+        write_atomic(path, data, inputs)
+    except OutputError as e:
+        click.echo(f"sizing: error: {e}", err=True)
+        sys.exit(EXIT_OUTPUT)
+
+
+def unwritable(path: Path) -> str | None:
+    """Why a file could not be written there (None: it can): its folder, or the nearest that exists, must be
+    writable, and the path must not be a folder."""
+    import os
+
+    if path.is_dir():
+        return "is a folder"
+    folder = path.parent.resolve()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not os.access(folder, os.W_OK):
+        return f"cannot write in {folder}"
+    try:                                       # a read-only file system passes os.access for root: try it
+        import tempfile
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        return f"cannot write in {folder}: {e.strerror or e}"
+    return None
+
+
+def input_files(scn) -> tuple[str, ...]:
+    """Files an output must never replace: the scenario and the records it reads."""
+    return (scn.file, *{v.file for b in scn.benchmarks for v in b.values.values()})

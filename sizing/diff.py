@@ -1,0 +1,126 @@
+"""`sizing diff`: two versions of a scenario compared: the inputs that changed, the effect on every headline figure
+of every (workload, device) pair, and on each decision (its recommendation, its value, the options' ranks)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from . import formulas as F
+from . import kinds as K
+from .evaluate import Results
+from .render.format import human
+
+
+@dataclass(frozen=True)
+class Change:
+    what: str                   # an input key, or workload/device/quantity
+    before: Any                 # SI value (None: absent)
+    after: Any
+    before_text: str
+    after_text: str
+
+
+@dataclass(frozen=True)
+class DecisionChange:
+    decision: str               # its workload and objective
+    before: str | None          # the recommendation
+    after: str | None
+    before_value: str
+    after_value: str
+    ranks: tuple[tuple[str, int | None, int | None], ...]      # options whose rank moved
+
+
+@dataclass(frozen=True)
+class Diff:
+    inputs: tuple[Change, ...]
+    figures: tuple[Change, ...]
+    decisions: tuple[DecisionChange, ...]
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def differs(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and not isinstance(a, bool) and not isinstance(b, bool):
+        if math.isnan(a) and math.isnan(b):
+            return False
+        return not math.isclose(a, b, rel_tol=1e-9, abs_tol=0.0)
+    return a != b
+
+
+def shown(qid: str, value: Any) -> str:
+    d = F.definition(qid)
+    return "absent" if value is None else human(value, d.unit if d else "", d.display if d else None)
+
+
+def diff(a: Results, b: Results) -> Diff:
+    inputs = []
+    for key in list(dict.fromkeys([*a.inputs, *b.inputs])):
+        va, vb = a.inputs.get(key), b.inputs.get(key)
+        x, y = (va.value.value if va else None), (vb.value.value if vb else None)
+        if differs(x, y):
+            inputs.append(Change(key, x, y, va.value.text if va else "absent", vb.value.text if vb else "absent"))
+    figures = []
+    pairs = list(dict.fromkeys([(p.workload, p.device, p.kind) for p in (*a.pairs, *b.pairs)
+                                if K.get(p.kind).workload]))
+    for wid, did, kind in pairs:
+        pa, pb = a.pair(wid, did), b.pair(wid, did)
+        for qid in K.get(kind).headline:
+            x = pa.values.get(qid) if pa else None
+            y = pb.values.get(qid) if pb else None
+            if differs(x, y):
+                figures.append(Change(f"{wid}/{did}/{qid}", x, y, shown(qid, x), shown(qid, y)))
+    decisions = []
+    for i in range(max(len(a.decisions), len(b.decisions))):
+        da = a.decisions[i] if i < len(a.decisions) else None
+        db = b.decisions[i] if i < len(b.decisions) else None
+        ranks_a = {o.id: o.rank for o in da.options} if da else {}
+        ranks_b = {o.id: o.rank for o in db.options} if db else {}
+        moved = tuple((oid, ranks_a.get(oid), ranks_b.get(oid)) for oid in dict.fromkeys([*ranks_a, *ranks_b])
+                      if ranks_a.get(oid) != ranks_b.get(oid))
+        value = lambda d: shown(d.quantity, d.best.value) if d and d.best else "n/a"      # noqa: E731
+        name = (db or da).workload + ": " + (db or da).quantity
+        if moved or (da and db and (da.recommendation != db.recommendation or value(da) != value(db))) \
+                or not (da and db):
+            decisions.append(DecisionChange(name, da.recommendation if da else None,
+                                            db.recommendation if db else None, value(da), value(db), moved))
+    return Diff(tuple(inputs), tuple(figures), tuple(decisions))
+
+
+def as_text(d: Diff, first: str, second: str) -> str:
+    from .render.table import table
+
+    lines = [f"{first} -> {second}"]
+    if not (d.inputs or d.figures or d.decisions):
+        return lines[0] + "\n  no input, figure or decision differs\n"
+    if d.inputs:
+        lines += ["", f"inputs ({len(d.inputs)} changed):",
+                  *("  " + ln for ln in table([["input", "before", "after"],
+                                               *([c.what, c.before_text, c.after_text] for c in d.inputs)]))]
+    if d.figures:
+        rows = [["workload / device", "figure", "before", "after", "change"]]
+        for c in d.figures:
+            wid, did, qid = c.what.split("/")
+            rows.append([f"{wid} / {did}", qid, c.before_text, c.after_text, change(c.before, c.after)])
+        lines += ["", f"figures ({len(d.figures)} changed):", *("  " + ln for ln in table(rows))]
+    for dc in d.decisions:
+        lines += ["", f"decision {dc.decision}: {dc.before or 'none'} ({dc.before_value}) -> "
+                      f"{dc.after or 'none'} ({dc.after_value})"
+                  + ("" if dc.before == dc.after else "  RECOMMENDATION CHANGED")]
+        lines += [f"  {oid}: rank {r0 if r0 is not None else '-'} -> {r1 if r1 is not None else '-'}"
+                  for oid, r0, r1 in dc.ranks]
+    return "\n".join(lines) + "\n"
+
+
+def change(x: Any, y: Any) -> str:
+    if isinstance(x, float) and isinstance(y, float) and not isinstance(x, bool) and x not in (0.0,) \
+            and math.isfinite(x) and math.isfinite(y):
+        return f"{100 * (y - x) / abs(x):+.1f} %"
+    return ""
+
+
+def as_json(d: Diff, first: str, second: str) -> str:
+    return json.dumps({"before": first, "after": second, **d.as_dict()}, indent=2, default=str) + "\n"

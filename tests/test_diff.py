@@ -1,0 +1,88 @@
+"""`sizing diff`: the inputs that changed between two versions of a scenario, the headline figures they move and
+the decisions they change, from two files or from a file and a git revision of it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from helpers import ROOT, results_of
+from sizing.evaluate import evaluate
+from sizing.render.format import human
+from sizing.scenario import load_scenario
+
+CLI = [sys.executable, "-c", "from sizing.cli import main; main()"]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def sizing(*args: str, cwd=ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, env=ENV, timeout=120)
+
+
+def versions(tmp_path):
+    text = (ROOT / "scenarios" / "capacity-chat-8b.yaml").read_text()
+    assert "price: 2.50 USD/hour" in text
+    (tmp_path / "a.yaml").write_text(text)
+    (tmp_path / "b.yaml").write_text(text.replace("price: 2.50 USD/hour", "price: 5.00 USD/hour", 1))
+    return tmp_path / "a.yaml", tmp_path / "b.yaml"
+
+
+def test_diff_lists_the_changed_input_and_the_figures_and_decisions_it_moves(tmp_path):
+    a, b = versions(tmp_path)
+    done = sizing("diff", str(a), str(b), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert [(c["what"], c["before_text"], c["after_text"]) for c in out["inputs"]] == \
+        [("device.h100.price", "2.50 USD/hour", "5.00 USD/hour")]
+    # the H100 fleet is costed as owned (cheaper than renting even before): no headline figure moves; renting it
+    # on demand gets dearer, so the ranks move
+    assert out["figures"] == []
+    a_ranks = {o.id: o.rank for o in results_of("capacity-chat-8b").decision.options}
+    b_ranks = {o.id: o.rank for o in evaluate(load_scenario(b)[0]).decision.options}
+    [dc] = out["decisions"]
+    assert dc["before"] == dc["after"] == "api"
+    assert [tuple(x) for x in dc["ranks"]] == [(k, a_ranks[k], b_ranks[k]) for k in a_ranks if a_ranks[k] != b_ranks[k]]
+    assert ("h100 busy hours", 3, 5) in [tuple(x) for x in dc["ranks"]]
+    text = sizing("diff", str(a), str(b)).stdout
+    assert text.startswith(f"{a} -> {b}\n\ninputs (1 changed):")
+    for dc in out["decisions"]:
+        assert f"decision {dc['decision']}: {dc['before']} ({dc['before_value']}) -> {dc['after']}" in text
+
+
+def test_a_changed_recommendation_is_said(tmp_path):
+    text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text()
+    (tmp_path / "a.yaml").write_text(text[:text.index("\nuncertainty:") + 1])
+    (tmp_path / "b.yaml").write_text((tmp_path / "a.yaml").read_text().replace("price: 1.85 USD/hour", "price: 2.60 USD/hour"))
+    done = sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"))
+    assert done.returncode == 0, done.stderr
+    assert "decision chat: monthly_cost: mi300x busy hours ($4,836/month) -> h200 busy hours" in done.stdout
+    assert "RECOMMENDATION CHANGED" in done.stdout
+    row = next(ln for ln in done.stdout.splitlines() if "chat / mi300x" in ln and "monthly_cost" in ln)
+    assert row.split()[-4:] == ["$9,460/month", "$13,295/month", "+40.5", "%"]       # 7 devices at 2.60 vs 1.85
+
+
+def test_the_same_scenario_twice_differs_in_nothing(tmp_path):
+    a, _ = versions(tmp_path)
+    done = sizing("diff", str(a), str(a))
+    assert (done.returncode, done.stdout) == (0, f"{a} -> {a}\n  no input, figure or decision differs\n")
+
+
+def test_diff_against_a_git_revision(tmp_path):
+    a, b = versions(tmp_path)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
+    subprocess.run([*git, "-C", str(tmp_path), "add", "a.yaml"], check=True)
+    subprocess.run([*git, "-C", str(tmp_path), "commit", "-qm", "first"], check=True)
+    a.write_text(b.read_text())
+    done = sizing("diff", "a.yaml", "--git", "HEAD", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["before"], out["after"]) == ("a.yaml@HEAD", "a.yaml")
+    assert [c["what"] for c in out["inputs"]] == ["device.h100.price"]
+    bad = sizing("diff", "a.yaml", "--git", "no-such-rev", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.startswith("sizing: error: a.yaml at no-such-rev: ")
+    both = sizing("diff", "a.yaml", cwd=tmp_path)
+    assert both.returncode == 2 and "give two scenarios, or one and --git REV" in both.stderr
+    assert human(2.5 / 3600, "USD/s") == "$2.50/hour"
