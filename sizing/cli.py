@@ -4,6 +4,7 @@ cli_tools, what all share in cli_common); these three modules are the only place
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -88,6 +89,30 @@ def evaluate(file: str, fmt: str, strict: bool, width: int | None) -> None:
         if width is None and sys.stdout.isatty():
             width = shutil.get_terminal_size().columns
         click.echo(render(results, width or None), nl=False)
+
+
+def rendered_pair(results) -> tuple[bytes, bytes]:
+    """A scenario's workbook and its report (the workbook attached)."""
+    xlsx = render_workbook(results)
+    return xlsx, render_report(results, xlsx)
+
+
+def render_file(path: str) -> tuple[bytes, bytes]:
+    """In a worker process: load, evaluate and render one scenario (it loaded without errors in the parent)."""
+    from .evaluate import evaluate
+    from .scenario import load_scenario
+
+    scn, _ = load_scenario(path)
+    return rendered_pair(evaluate(scn))
+
+
+def rendered_in_processes(files: list[Path], jobs: int):
+    """(file, (workbook, report)) in the files' order, rendered `jobs` at a time in worker processes; the bytes
+    are the same as in one process (the outputs depend only on the scenario)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(jobs) as pool:
+        yield from zip(files, pool.map(render_file, [str(f) for f in files]))
 
 
 def render_workbook(results) -> bytes:
@@ -192,7 +217,9 @@ def scenario_files(paths: tuple[str, ...]) -> list[Path]:
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="reports", show_default=True)
 @click.option("--strict", is_flag=True, help="Treat warnings as errors: nothing is written if any scenario has one.")
-def build(paths: tuple[str, ...], out_dir: str, strict: bool) -> None:
+@click.option("--jobs", "-j", type=click.IntRange(1), help="Scenarios rendered at once, each in its own process "
+              "(default: the processors this process may use; 1: in this process).")
+def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) -> None:
     """Write the workbook and the report of each scenario (files, or every .yaml in folders)."""
     from .evaluate import evaluate as run_engine
     from .scenario import load_scenario
@@ -215,12 +242,16 @@ def build(paths: tuple[str, ...], out_dir: str, strict: bool) -> None:
         sys.exit(EXIT_PROBLEMS)           # nothing is written when any scenario has errors (or, strict, warnings)
     outputs = []                          # every rendering first: a failure leaves no partial set
     tty = sys.stderr.isatty()                 # progress on a terminal; quiet when piped
-    for i, (f, scn, results) in enumerate(zip(files, loaded, evaluated), 1):
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    jobs = min(jobs or cores, len(files))
+    rendered = rendered_in_processes(files, jobs) if jobs > 1 else \
+        ((f, rendered_pair(results)) for f, results in zip(files, evaluated))
+    for i, (f, (xlsx, pdf)) in enumerate(rendered, 1):
         if tty:
-            click.echo(f"\rrendering {i}/{len(files)}: {f.name}\x1b[K", err=True, nl=False)
-        xlsx = render_workbook(results)
+            click.echo(f"\rrendered {i}/{len(files)}: {f.name}\x1b[K", err=True, nl=False)
+        scn = loaded[files.index(f)]
         outputs += [(Path(out_dir) / f"{f.stem}{suffix}", data, input_files(scn))
-                    for suffix, data in ((".xlsx", xlsx), (".pdf", render_report(results, xlsx)))]
+                    for suffix, data in ((".xlsx", xlsx), (".pdf", pdf))]
     if tty:
         click.echo("\r\x1b[K", err=True, nl=False)
     for out, data, inputs in outputs:

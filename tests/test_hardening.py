@@ -266,7 +266,8 @@ def test_average_above_peak_is_an_error():
         "'2 request/s'"]
 
 
-def test_build_writes_all_or_nothing(tmp_path, monkeypatch):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_build_writes_all_or_nothing(tmp_path, monkeypatch, jobs):
     import sizing.cli as cli
 
     for name in ("a", "b"):
@@ -275,16 +276,19 @@ def test_build_writes_all_or_nothing(tmp_path, monkeypatch):
 
     def flaky(results):
         calls.append(results.scenario.name)
-        if len(calls) == 2:
+        if results.scenario.name == "b":
             raise RuntimeError("renderer failed")
         return b"xlsx"
 
     monkeypatch.setattr(cli, "render_workbook", flaky)
     monkeypatch.setattr(cli, "render_report", lambda results, xlsx: b"pdf")
     out = tmp_path / "out"
-    res = CliRunner().invoke(main, ["build", str(tmp_path), "--out", str(out)])
-    assert res.exit_code != 0 and calls == ["a", "b"]
-    assert not out.exists()
+    res = CliRunner().invoke(main, ["build", str(tmp_path), "--out", str(out), "--jobs", jobs])
+    assert res.exit_code != 0 and not out.exists()
+    if jobs == "1":                                  # in this process: the second rendering failed, after the first
+        assert calls == ["a", "b"]
+    else:                                            # in forked workers: b's failure reaches the parent
+        assert "renderer failed" in str(res.exception)
 
 
 def test_output_name_must_match_the_kind_of_file(tmp_path):

@@ -115,3 +115,15 @@ def test_the_terminal_table_fits_the_width_and_keeps_every_value(width):
     assert fitted.count("\n  quantity ") > wide.count("\n  quantity ")   # the devices are paged
     piped = sizing("evaluate", "scenarios/chat-70b-fp8.yaml")
     assert max(map(len, piped.stdout.splitlines())) > 200             # not a terminal: no limit
+
+
+def test_build_in_parallel_processes_writes_the_same_bytes(tmp_path):
+    names = ["scenarios/ref-classifier.yaml", "scenarios/ref-edge-model.yaml", "scenarios/ref-7b-decode.yaml"]
+    one = sizing("build", *names, "--out", str(tmp_path / "one"), "--jobs", "1")
+    two = sizing("build", *names, "--out", str(tmp_path / "two"), "--jobs", "3")
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    assert one.stdout.replace("/one/", "/two/") == two.stdout                # the same files, in the same order
+    files = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert len(files) == 6 and files == sorted(p.name for p in (tmp_path / "two").iterdir())
+    for name in files:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
