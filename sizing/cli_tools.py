@@ -76,7 +76,7 @@ def calibrate(file: str, output: str | None, dry_run: bool) -> None:
             "the scenario has no benchmark records to calibrate from; add a `benchmarks:` list (README, benchmarks)"
         click.echo(f"{file}: error: benchmarks: {what}", err=True)
         sys.exit(EXIT_PROBLEMS)
-    for line in calibration_lines(results, cal):
+    for line in calibration_lines(cal):
         click.echo(line)
     import datetime as dt
     text = apply(results.scenario.data.decode("utf-8"),

@@ -129,6 +129,11 @@ def material(r: Results, mine: list[Tie], base: dict) -> list[str]:
     return out or [mine[0].bandwidth if memory else mine[0].compute]
 
 
+def squared_errors(mine: list[Tie], env: dict, shape: tuple = ()) -> np.ndarray:
+    """The sum over the records of log(measured / predicted)^2: one value, or one per candidate of a grid."""
+    return sum(np.log(t.measured / np.broadcast_to(np.asarray(env[t.prediction], float), shape)) ** 2 for t in mine)
+
+
 def calibrate(r: Results) -> Calibration:
     found = ties(r)
     base = what_if(r, {})
@@ -142,14 +147,10 @@ def calibrate(r: Results) -> Calibration:
         previous = dict(now)
         for key in keys:
             mine = records[fitted_by[key]]
-            env = what_if(r, {**now, key: GRID})
-            err = sum(np.log(t.measured / np.broadcast_to(np.asarray(env[t.prediction], float), GRID.shape)) ** 2
-                      for t in mine)
-            i = int(np.nanargmin(err))
+            i = int(np.nanargmin(squared_errors(mine, what_if(r, {**now, key: GRID}), GRID.shape)))
 
             def scalar_error(e: float) -> float:
-                env = what_if(r, {**now, key: e})
-                return sum(math.log(t.measured / float(env[t.prediction])) ** 2 for t in mine)
+                return float(squared_errors(mine, what_if(r, {**now, key: e})))
             now[key] = golden(scalar_error, GRID[max(i - 1, 0)], GRID[min(i + 1, len(GRID) - 1)], tol=1e-6) \
                 if 0 < i < len(GRID) - 1 else float(GRID[i])
         if all(abs(now[k] - previous[k]) <= 1e-4 * previous[k] for k in keys):

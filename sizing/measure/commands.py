@@ -6,9 +6,9 @@ import textwrap
 from pathlib import Path
 
 from ..errors import Problem
-from ..evaluate import Results
 from ..render.table import table
 from .calibrate import Calibration
+from .cpu import BITS
 from .profile import Measurement, accelerator_yaml, device_yaml, rate
 
 
@@ -42,7 +42,7 @@ def summary(m: Measurement) -> list[str]:
              f"({m.seconds:.1f} s{', quick: a check of the machinery, not a profile to trust' if m.quick else ''})"]
     noisy = []
     for s in m.sweeps:
-        peak = h.peak(64 if s.precision == "fp64" else 32)
+        peak = h.peak(BITS[s.precision])
         lines.append(f"  matmul {s.precision}: {rate(s.delivered)} delivered (median of n = {s.large[0].n} to "
                      f"{s.large[-1].n}; {100 * s.delivered / peak:.0f} % of the {rate(peak)} peak); at least 90 % "
                      f"of it from n = {s.saturates_at} on")
@@ -60,7 +60,7 @@ def summary(m: Measurement) -> list[str]:
     return lines
 
 
-def calibration_lines(r: Results, cal: Calibration) -> list[str]:
+def calibration_lines(cal: Calibration) -> list[str]:
     rows = [["record", "device", "regime", "measured", "predicted before", "m / p", "after", "m / p"]]
     for f in cal.records:
         t = f.tie
