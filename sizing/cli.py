@@ -52,7 +52,7 @@ def validate(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
     for f in files:
         scn, problems = load_scenario(f)
         if scn is not None:
-            problems = problems + evaluate(scn).problems
+            problems = problems + evaluate(scn, problems_only=True).problems
         everything += problems
     failed = any(p.level == "error" or strict for p in everything)
     if fmt == "json":
@@ -192,9 +192,12 @@ def pull(workbook_file: str, file: str | None, dry_run: bool) -> None:
 def device_file(path: Path) -> bool:
     """A device entry beside the scenarios (what `sizing measure` writes, for `from: FILE.yaml`): a mapping with a
     `kind` and no `sizing` key. A folder's scenarios leave it out; named as a file, it is checked as a scenario."""
-    from .loader import Mapping, load_file
+    from .loader import Mapping, load_text, read_file
 
-    node, _ = load_file(path)
+    data, _ = read_file(path)
+    if data is None or re.search(rb"^sizing\s*:", data, re.M):      # a scenario's first key: no need to parse it
+        return False
+    node, _ = load_text(data, str(path))
     return isinstance(node, Mapping) and node.get("sizing") is None and node.get("kind") is not None
 
 
@@ -229,11 +232,13 @@ def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) 
     if problem:                           # found before any rendering, not after
         click.echo(f"sizing: error: {out_dir}: {problem}", err=True)
         sys.exit(EXIT_OUTPUT)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    jobs = min(jobs or cores, len(files))
     loaded, evaluated, failed = [], [], False
     for f in files:
         scn, problems = load_scenario(f)
-        if scn is not None:
-            results = run_engine(scn)
+        if scn is not None:                   # worker processes evaluate again in full: here only the problems
+            results = run_engine(scn, problems_only=jobs > 1)
             problems = problems + results.problems
             evaluated.append(results)
         failed |= echo_problems(problems) or (strict and bool(problems))
@@ -242,8 +247,6 @@ def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) 
         sys.exit(EXIT_PROBLEMS)           # nothing is written when any scenario has errors (or, strict, warnings)
     outputs = []                          # every rendering first: a failure leaves no partial set
     tty = sys.stderr.isatty()                 # progress on a terminal; quiet when piped
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    jobs = min(jobs or cores, len(files))
     rendered = rendered_in_processes(files, jobs) if jobs > 1 else \
         ((f, rendered_pair(results)) for f, results in zip(files, evaluated))
     for i, (f, (xlsx, pdf)) in enumerate(rendered, 1):

@@ -131,15 +131,18 @@ def scalar(v: Any) -> Any:
     return v
 
 
-def evaluate(scn: Scenario) -> Results:
+def evaluate(scn: Scenario, problems_only: bool = False) -> Results:
     """Evaluate every pair named by `compare`, then sweeps and the decision; where a decided serving workload
-    does not fit a device it may use more of, again with that setup as an automatic alternative."""
+    does not fit a device it may use more of, again with that setup as an automatic alternative. `problems_only`
+    (validate) checks that the sweep and the uncertainty's draws can be taken without taking them (they find no
+    problem of their own)."""
     results = evaluate_once(scn)
     wider = alternatives.sharded(scn, results)
     results = evaluate_once(wider) if wider is not None else results
+    take_sweeps(results, problems_only)
     if scn.uncertainty is not None:
         from .uncertainty.engine import simulate
-        results.simulation, found = simulate(results)
+        results.simulation, found = simulate(results, draws=not problems_only)
         results.problems = sorted(results.problems + found)
     return results
 
@@ -158,29 +161,37 @@ def evaluate_once(scn: Scenario) -> Results:
     for p in pairs:
         p.values = {x.d.id: scalar(env[x.key]) for x in p.present()}
     problems = warnings(scn, pairs, binder.blanks)
-    from .sweeps import grids, sweep   # sweeps re-run the pairs this module defines (imported late: a cycle)
-    grid = scn.sweep is not None and scn.sweep.by is not None
-    sweeps = sweep(scn, binder, pairs, env) if scn.sweep and not grid else []
-    if scn.sweep and not grid and not sweeps:
-        s = scn.sweep
-        problems.append(Problem(scn.file, s.line, s.col, f"sweep.{s.parameter}",
-                                f"no compared workload has '{s.parameter}' to sweep; nothing was swept", "warning",
-                                code="nothing-swept"))
     for dec in scn.decisions:
         for field_name, role in BUDGETS:
             binder.add(role, dec, f"budget.{field_name}")
-    results = Results(scn, binder.inputs, pairs, sweeps, (), problems, blanks=binder.blanks)
-    from .sweeps import size_crossovers
-    results.crossovers = size_crossovers(scn, pairs, env, sweeps)
+    results = Results(scn, binder.inputs, pairs, [], (), problems, blanks=binder.blanks)
     results.decisions = decide(results)
-    if grid:
-        results.grids = grids(scn, results)
-        if not results.grids:
-            s = scn.sweep
-            results.problems.append(Problem(scn.file, s.line, s.col, f"sweep.{s.parameter}",
-                                            f"no compared workload has both '{s.parameter}' and '{s.by.parameter}' "
-                                            f"to sweep; nothing was swept", "warning", code="nothing-swept"))
     return results
+
+
+def take_sweeps(results: Results, problems_only: bool) -> None:
+    """The sweep (or the grid of a two-field sweep) and the matrix-size crossovers of the evaluated scenario;
+    `problems_only` (validate) checks that the sweep has a field to sweep without taking it (taking it finds no
+    problem of its own)."""
+    from .sweeps import grids, size_crossovers, sweep, swept   # sweeps re-run the pairs this module defines
+
+    scn, s = results.scenario, results.scenario.sweep
+    if s is not None:
+        if problems_only:
+            found = swept(scn, results.inputs)
+        elif s.by is None:
+            results.sweeps = sweep(scn, results.inputs, results.pairs, results.input_values())
+            found = bool(results.sweeps)
+        else:
+            results.grids = grids(scn, results)
+            found = bool(results.grids)
+        if not found:
+            fields = f"both '{s.parameter}' and '{s.by.parameter}'" if s.by else f"'{s.parameter}'"
+            results.problems.append(Problem(scn.file, s.line, s.col, f"sweep.{s.parameter}",
+                                            f"no compared workload has {fields} to sweep; nothing was swept",
+                                            "warning", code="nothing-swept"))
+    if not problems_only:
+        results.crossovers = size_crossovers(scn, results.pairs, results.input_values(), results.sweeps)
 
 
 def benchmark_pairs(binder: Binder, scn: Scenario, pairs: list[Pair]) -> list[Pair]:

@@ -4,6 +4,7 @@ crossovers found along the way, and which quantities a sweep shows (those that m
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -18,22 +19,38 @@ from .schema import Entity, Scenario
 from .scenario import Sweep
 
 
-def sweep(scn: Scenario, binder: Binder, pairs: list[Pair], env: dict[str, Any]) -> list[SweepResult]:
+def sweep(scn: Scenario, inputs: dict[str, Any], pairs: list[Pair], env: dict[str, Any]) -> list[SweepResult]:
+    """The sweep of each swept workload (env: the input cells' values)."""
     s: Sweep = scn.sweep
     out = []
-    for w in scn.workloads.values():
-        if (s.workload and w.id != s.workload) or (not s.workload and w.alternative_of):
-            continue                      # a sweep without a workload sweeps the workloads, not their alternatives
+    for w in swept_workloads(scn):
         if s.parameter == "precision":
             res = precision_sweep(scn, w, s, pairs) if scn.compare else None
         else:
             keys = [f"workload.{w.id}.{p}" for p in sweep_paths(s.parameter)]
-            if not all(k in binder.inputs for k in keys):
+            if not all(k in inputs for k in keys):
                 continue
             res = numeric_sweep(w, [p for p in pairs if p.workload == w.id], env, keys, s)
         if res:
             out.append(res)
     return out
+
+
+def swept_workloads(scn: Scenario) -> list[Entity]:
+    """The workloads a sweep sweeps: the one it names, else every workload that is not an alternative."""
+    s = scn.sweep
+    return [w for w in scn.workloads.values()
+            if not ((s.workload and w.id != s.workload) or (not s.workload and w.alternative_of))]
+
+
+def swept(scn: Scenario, inputs: dict[str, Any]) -> bool:
+    """Whether sweep() (or grids(), for two fields) finds a workload to sweep, without taking the sweep."""
+    s = scn.sweep
+    fields = [d.parameter for d in (s, s.by) if d is not None and d.parameter != "precision"]
+    if not fields:                              # a precision sweep sweeps every swept workload
+        return bool(scn.compare and swept_workloads(scn))
+    return any(all(f"workload.{w.id}.{p}" in inputs for f in fields for p in sweep_paths(f))
+               for w in swept_workloads(scn))
 
 
 SHOWN = 5           # quantities a sweep shows per device
@@ -63,15 +80,77 @@ def shown(kind: str, pairs: list[Pair], keys: set[str]) -> tuple[str, ...]:
 
 
 def numeric_sweep(w: Entity, pairs: list[Pair], env: dict[str, Any], keys: list[str], s: Sweep) -> SweepResult:
-    xs = np.asarray(s.values, dtype=float)
-    senv = dict(env)
-    for k in keys:
-        senv[k] = xs
-    run(pairs, senv)
-    series = {p.device: {x.d.id: as_array(senv[x.key], len(xs)) for x in p.present()} for p in pairs}
-    res = SweepResult(s.parameter, w.id, [float(x) for x in xs], series, [], shown(w.get("kind"), pairs, set(keys)))
-    res.crossovers = crossovers(w, pairs, senv, keys, res)
+    kind = w.get("kind")
+    on_view = shown(kind, pairs, set(keys))
+    table = Slices(pairs, env, keys, np.asarray(s.values, dtype=float))
+    table.fill({*on_view, K.get(kind).crossover, *READ})
+    series = {p.device: Series(table, p) for p in pairs}
+    res = SweepResult(s.parameter, w.id, table.xs.tolist(), series, [], on_view)
+    res.crossovers = crossovers(w, pairs, env, keys, res)
     return res
+
+
+CHUNK = 65_536          # sweep points evaluated at once: a few hundred kB an array, so a chain of numpy steps stays in
+                        # cache instead of streaming megabytes through memory at each step
+READ = ("bound", "fits", "tokens_per_s", "tokens_per_s_per_user", "step_time")   # what the charts and crossovers read
+
+
+class Slices:
+    """A numeric sweep evaluated in slices. The quantities the outputs show are kept as the sweep is taken; the
+    rest (a JSON table of every quantity asks for them) are filled in by evaluating the sweep again on first use,
+    so a million-point sweep does not hold a few gigabytes that only a JSON reader would read."""
+
+    def __init__(self, pairs: list[Pair], env: dict[str, Any], keys: list[str], xs: np.ndarray):
+        self.pairs, self.env, self.keys, self.xs = pairs, env, keys, xs
+        self.out: dict[str, Any] = {}
+        self.complete = False
+
+    def fill(self, qids: set[str] | None = None) -> None:
+        """Evaluate the sweep, keeping the quantities `qids` (every quantity when None)."""
+        want = [x.key for p in self.pairs for x in p.present() if qids is None or x.d.id in qids]
+        n = len(self.xs)
+        for lo in range(0, n, CHUNK):             # in slices that stay in the processor's cache
+            senv = dict(self.env)
+            for k in self.keys:
+                senv[k] = self.xs[lo:lo + CHUNK]
+            run(self.pairs, senv)
+            for key in want:
+                gather(self.out, key, senv[key], lo, n)
+        self.complete = qids is None
+
+    def get(self, key: str) -> np.ndarray:
+        if key not in self.out and not self.complete:
+            self.fill()
+        return as_array(self.out[key], len(self.xs))
+
+
+class Series(Mapping):
+    """One device's quantities along a sweep (quantity id -> array of values)."""
+
+    def __init__(self, table: Slices, pair: Pair):
+        self.table, self.keys_of = table, {x.d.id: x.key for x in pair.present()}
+
+    def __getitem__(self, qid: str) -> np.ndarray:
+        return self.table.get(self.keys_of[qid])
+
+    def __iter__(self):
+        return iter(self.keys_of)
+
+    def __len__(self) -> int:
+        return len(self.keys_of)
+
+
+def gather(out: dict[str, Any], key: str, v: Any, lo: int, n: int) -> None:
+    """Place one slice of a quantity in its array of n points; a quantity the sweep does not move stays one
+    value (the same in every slice)."""
+    if np.ndim(v) == 0:
+        out.setdefault(key, v)
+        return
+    if key not in out:
+        out[key] = np.empty(n, dtype=v.dtype)
+    elif out[key].dtype != v.dtype:          # a label column that meets a longer label in a later slice
+        out[key] = out[key].astype(np.result_type(out[key], v))
+    out[key][lo:lo + len(v)] = v
 
 
 def as_array(v: Any, n: int) -> np.ndarray:
@@ -184,9 +263,7 @@ class GridResult:
 def grids(scn: Scenario, results) -> list[GridResult]:
     s = scn.sweep
     out = []
-    for w in scn.workloads.values():
-        if (s.workload and w.id != s.workload) or (not s.workload and w.alternative_of):
-            continue
+    for w in swept_workloads(scn):
         g = grid_of(scn, results, w, s, s.by)
         if g is not None:
             out.append(g)
@@ -206,7 +283,9 @@ def grid_of(scn: Scenario, results, w: Entity, a: Sweep, b: Sweep) -> GridResult
         variants = [(None, results)]
     else:
         points = [(x,) for x in numeric[0].values]
-        variants = [(k, evaluate(with_values(scn, w, {"precision": v}))) for k, v in enumerate(structural.values)]
+        own = w.get("precision")                         # the scenario's own precision is the evaluation at hand
+        variants = [(k, results if v == own else evaluate(with_values(scn, w, {"precision": v})))
+                    for k, v in enumerate(structural.values)]
     n = len(points)
     series: dict[str, dict[str, list[list]]] = {}
     best = [[None] * len(b.values) for _ in a.values]

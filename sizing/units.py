@@ -206,11 +206,22 @@ def _parse_unit(unit: str, text: str, hint: str) -> pint.Unit:
         raise unreadable
     _check_ambiguous_bit(normal)
     try:
-        return registry().parse_units(normal)
+        return _units(normal)
     except pint.UndefinedUnitError as error:
         raise UnitError(f"unknown unit '{error.unit_names[0]}' in '{text}'{hint}", "unit-unknown") from None
     except Exception:  # pint's parser also raises AssertionError, ZeroDivisionError, ...
         raise unreadable from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _units(normal: str) -> pint.Unit:
+    """pint's unit for a normalised unit text (a scenario names the same few units many times)."""
+    return registry().parse_units(normal)
+
+
+@functools.lru_cache(maxsize=4096)
+def _base_factor(unit: pint.Unit) -> float:
+    return registry().get_base_units(unit)[0]
 
 
 @functools.cache
@@ -239,7 +250,7 @@ def _described(dims) -> str:
 
 
 def _si_magnitude(value: float, unit: pint.Unit, text: str) -> float:
-    factor, _ = registry().get_base_units(unit)
+    factor = _base_factor(unit)
     try:
         return float(Fraction(value) * Fraction(factor))
     except OverflowError:

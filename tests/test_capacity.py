@@ -37,6 +37,23 @@ def test_erlang_c_is_one_when_overloaded_and_large_fleets_stay_finite():
     assert _erlang_c(np.array([2000.0]), np.array([1500.0]))[0] == pytest.approx(_erlang_c(2000, 1500.0), abs=1e-12)
 
 
+def test_erlang_b_skips_the_poisson_sum_only_where_it_is_one_to_the_last_bit():
+    """Where the tail beyond c is below e^-40 the array form takes P(X <= c) as 1 without computing it: the
+    results equal the full formula bit for bit over loads from empty to three times the servers, and the scalar
+    recursion to 1e-12."""
+    from scipy.special import gammaincc, gammaln
+
+    from sizing.formulas.expr import _erlang_b, _erlang_b_array
+    rng = np.random.default_rng(7)
+    c = np.floor(10 ** rng.uniform(0, 6, 100_000))
+    a = c * rng.uniform(0, 3, 100_000)
+    with np.errstate(all="ignore"):
+        full = np.exp(c * np.log(a) - a - gammaln(c + 1)) / gammaincc(c + 1, a)
+    np.testing.assert_array_equal(_erlang_b_array(c, a), full)
+    for ci, ai in [(40, 10.0), (400, 300.0), (4000, 3990.0), (60, 1.0)]:
+        assert _erlang_b_array(np.array([float(ci)]), np.array([ai]))[0] == pytest.approx(_erlang_b(ci, ai), rel=1e-12)
+
+
 def test_fleet_search_scalar_and_array_agree():
     args = (1, 1, 0.64, 0.0172 * 78.125, 0.0172 * 50)
     assert _fleet_search(*args) == 1.0

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import time
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import ROOT
 from sizing.errors import Problem
 from sizing.loader import MAX_BYTES, MAX_DEPTH, Mapping, Scalar, Sequence, load_file, load_text
 
@@ -336,3 +338,38 @@ def test_load_text_is_total_on_any_text(text):
 @given(st.binary())
 def test_load_text_is_total_on_any_bytes(data):
     check_total(data)
+
+
+def test_libyaml_builds_the_same_tree_as_pyyaml_from_every_shipped_file():
+    """libyaml parses first; from every shipped YAML file, catalog and scenarios, it builds the tree PyYAML's
+    parser builds, positions and quoting included."""
+    from sizing import loader
+    from sizing.entries import CATALOG_DIR
+
+    if loader.FAST is None:
+        pytest.skip("PyYAML without libyaml")
+    files = sorted(CATALOG_DIR.glob("*.yaml")) + sorted((ROOT / "scenarios").rglob("*.yaml"))
+    assert len(files) > 15
+    for f in files:
+        text = f.read_text()
+        assert loader._Composer(f.name, loader.FAST).load(text) == loader._Composer(f.name).load(text), f.name
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(list("ab1 :-[]{},#'\"|>&*!?%.\n\t") + ["é", "x: ", "\n  ", "- ", "...", "---"]),
+                max_size=30).map("".join))
+def test_where_libyaml_and_pyyaml_both_read_a_text_they_build_the_same_tree(text):
+    """The loader takes libyaml's tree only when it finds no problem, else PyYAML's parser's result: whatever
+    both parsers read, they read alike (positions and quoting included), and a text with a problem gets PyYAML's
+    messages."""
+    from sizing import loader
+
+    if loader.FAST is None:
+        pytest.skip("PyYAML without libyaml")
+    composer = loader._Composer("t.yaml", loader.FAST)
+    fast = composer.load(text)
+    slow = loader._Composer("t.yaml").load(text)
+    taken = not fast[1] and not composer.deferred
+    if taken and not slow[1]:
+        assert fast == slow
+    assert load_text(text, "t.yaml") == (fast if taken else slow)

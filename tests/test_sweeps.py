@@ -120,3 +120,26 @@ def test_the_traffic_sweep_and_the_grid_in_the_report():
     grid = text("chat-70b-fp8")
     assert "Grid: Recommended option and its monthly cost, by batch (down) and precision (across)" in grid
     assert "The option recommended in each cell of the batch by precision grid" in grid
+
+
+def test_a_sweep_in_slices_with_its_unshown_quantities_filled_on_demand_equals_one_pass(monkeypatch):
+    """A sweep is evaluated in slices and keeps only what the outputs show; asking for any other quantity fills
+    the rest in. Slices of 7 points and of all points give the same arrays, bit for bit, and the same JSON."""
+    import numpy as np
+
+    from sizing import sweeps
+
+    sweep = "sweep: {batch: {from: 1, to: 5000, points: 50}}"
+    old = "sweep: {batch: [4, 8, 16, 32, 64], precision: [fp8, bf16]}"
+    whole = variant("chat-70b-fp8", old, sweep)
+    monkeypatch.setattr(sweeps, "CHUNK", 7)
+    sliced = variant("chat-70b-fp8", old, sweep)
+    (a,), (b,) = whole.sweeps, sliced.sweeps
+    table = next(iter(b.series.values())).table
+    assert not table.complete and set(table.out) < {x.key for p in table.pairs for x in p.present()}
+    for device, series in a.series.items():
+        assert list(series) == list(b.series[device]) and len(series) > 50
+        for q in series:
+            np.testing.assert_array_equal(series[q], b.series[device][q], err_msg=f"{device} {q}")
+    assert table.complete
+    assert json.dumps(as_dict(whole)["sweeps"]) == json.dumps(as_dict(sliced)["sweeps"])

@@ -285,7 +285,13 @@ def _erlang_b_array(c, a):
     c, a = np.broadcast_arrays(c, a)
     with np.errstate(all="ignore"):
         pmf = np.exp(c * np.log(a) - a - gammaln(c + 1))
-        cdf = gammaincc(c + 1, a)                   # P(X <= c) for X ~ Poisson(a)
+        # P(X <= c) for X ~ Poisson(a). Where the Chernoff bound on the tail beyond c, exp(k − a − k ln(k/a)) for
+        # k = c + 1 > a, is below e^-40 the sum is 1 to the last bit of a float: the costly function is skipped.
+        k = c + 1
+        whole = (k > a) & (k - a - k * np.log(k / a) < -40)
+        cdf = np.ones(c.shape)
+        rest = ~whole
+        cdf[rest] = gammaincc(k[rest], a[rest])
         return pmf / cdf
 
 
@@ -385,16 +391,22 @@ OPS: dict[str, Callable] = {
 }
 
 
-def evaluate(e: Expr, env: dict[str, Any], const: Callable[[Const], Any] | None = None) -> Any:
-    """Evaluate on floats, numpy arrays or pint quantities (`const` maps literals for pint)."""
+def evaluate(e: Expr, env: dict[str, Any], const: Callable[[Const], Any] | None = None,
+             seen: dict[int, Any] | None = None) -> Any:
+    """Evaluate on floats, numpy arrays or pint quantities (`const` maps literals for pint). A function call that
+    appears twice in one expression as the same object (Erlang B inside Erlang C) is evaluated once."""
     if isinstance(e, Ref):
         return env[e.key]
     if isinstance(e, Const):
         return const(e) if const else e.value
+    if seen is None:
+        seen = {}
     if isinstance(e, BinOp):
-        return OPS[e.op](evaluate(e.a, env, const), evaluate(e.b, env, const))
+        return OPS[e.op](evaluate(e.a, env, const, seen), evaluate(e.b, env, const, seen))
     if isinstance(e, Call):
-        return FUNCS[e.fn](*(evaluate(a, env, const) for a in e.args))
+        if id(e) not in seen:
+            seen[id(e)] = FUNCS[e.fn](*(evaluate(a, env, const, seen) for a in e.args))
+        return seen[id(e)]
     raise TypeError(f"cannot evaluate {e!r}")
 
 

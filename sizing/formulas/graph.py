@@ -158,7 +158,21 @@ class Planned:
 
 
 def plan(kind: str, inputs: dict[str, Ref], texts: dict[str, str], prefix: str) -> list[Planned]:
-    """Bind every quantity of `kind` to a pair's inputs: the earliest defined first, each after those it uses."""
+    """Bind every quantity of `kind` to a pair's inputs: the earliest defined first, each after those it uses.
+    The same pair bound to the same input cells plans the same (a grid's cells, a what-if): planned once."""
+    signature = (kind, prefix, tuple(sorted((n, r.key, r.label) for n, r in inputs.items())),
+                 tuple(sorted(texts.items())))
+    if signature not in PLANS:
+        if len(PLANS) >= 4096:
+            PLANS.clear()
+        PLANS[signature] = bind(kind, inputs, texts, prefix)
+    return list(PLANS[signature])
+
+
+PLANS: dict[tuple, list[Planned]] = {}       # the plans made in this process, by what they were made from
+
+
+def bind(kind: str, inputs: dict[str, Ref], texts: dict[str, str], prefix: str) -> list[Planned]:
     pending = quantity_defs(kind)
     space = Space(inputs, texts, {d.id for d in pending})
     out: list[Planned] = []

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ def clean(v: Any) -> Any:
         v = v.tolist()
     if isinstance(v, list):
         return [clean(x) for x in v] if any(isinstance(x, float) and not math.isfinite(x) for x in v) else v
-    if isinstance(v, dict):
+    if isinstance(v, Mapping):                    # a sweep's series are mappings that fill in on first use
         return {k: clean(x) for k, x in v.items()}
     return v
 

@@ -89,15 +89,16 @@ def uniform(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.clip(rng.random(n), 1e-12, 1 - 1e-12)
 
 
-def simulate(r) -> tuple[Simulation | None, list[Problem]]:
-    """The simulation of a scenario with an `uncertainty:` block (None without one, or without a decision)."""
+def simulate(r, draws: bool = True) -> tuple[Simulation | None, list[Problem]]:
+    """The simulation of a scenario with an `uncertainty:` block (None without one, or without a decision; and
+    without `draws`, which checks the ranges against the scenario but takes no draw)."""
     from ..evaluate import followers, run
 
     unc: Uncertainty | None = r.scenario.uncertainty
     if unc is None:
         return None, []
     cells, problems = matched(r, unc)
-    if not cells or not r.decisions:
+    if not cells or not r.decisions or not draws:
         return None, problems
     drawn = sample(unc, cells)
     follow = followers(r)
