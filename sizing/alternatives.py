@@ -90,7 +90,7 @@ def check_ids(chk: Checker, w: Entity, node, path: str, since: int) -> None:
     for key, child in node.entries:
         w.keys[f"alternatives.{key.text}"] = chk.value(key, key.text, None)
         where = f"{path}.alternatives.{key.text}"
-        if not SLUG.match(key.text):
+        if not SLUG.fullmatch(key.text):
             chk.problem(key, where, f"expected an alternative id of lower-case letters, digits, '.', '_' and '-', "
                         f"got '{key.text}'", "bad-id")
         elif key.text == FIT:

@@ -15,7 +15,7 @@ from . import __version__
 from .cli_common import (EXIT_OK, EXIT_OUTPUT, EXIT_PROBLEMS, EXIT_USAGE, echo_problems, evaluate_or_exit,
                          input_files, unwritable, write_or_exit)
 from .cli_tools import calibrate, diff, init, measure
-from .errors import Problem
+from .errors import Problem, visible
 
 EXIT_INTERRUPTED = 130           # 128 + SIGINT, as shells report it
 
@@ -36,6 +36,13 @@ class Sizing(click.Group):
 @click.version_option(__version__, prog_name="sizing")
 def main() -> None:
     """Which hardware, how many, at what cost: size AI workloads and show the working."""
+    from .output import source_date_epoch
+
+    try:
+        source_date_epoch()                 # a malformed value stops every command at once, with a usage error
+    except ValueError as err:
+        click.echo(f"sizing: error: {err}", err=True)
+        sys.exit(EXIT_USAGE)
 
 
 @main.command()
@@ -228,6 +235,14 @@ def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) 
     from .scenario import load_scenario
 
     files = scenario_files(paths)
+    stems: dict[str, Path] = {}
+    for f in files:
+        if f.stem in stems:                   # two scenarios would write the same outputs: refused, not overwritten
+            click.echo(f"sizing: error: {visible(str(stems[f.stem]))} and {visible(str(f))} would both write "
+                       f"{visible(f.stem)}.xlsx and {visible(f.stem)}.pdf in {visible(out_dir)}; build them into "
+                       "different folders", err=True)
+            sys.exit(EXIT_USAGE)
+        stems[f.stem] = f
     problem = unwritable(Path(out_dir) / "build.check")
     if problem:                           # found before any rendering, not after
         click.echo(f"sizing: error: {out_dir}: {problem}", err=True)

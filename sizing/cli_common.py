@@ -75,5 +75,8 @@ def unwritable(path: Path) -> str | None:
 
 
 def input_files(scn) -> tuple[str, ...]:
-    """Files an output must never replace: the scenario and the records it reads."""
-    return (scn.file, *{v.file for b in scn.benchmarks for v in b.values.values()})
+    """Files an output must never replace: the scenario and every file it reads (records, config.json files, device
+    files: each value knows the file it was read from)."""
+    entities = [*scn.devices.values(), *scn.models.values(), *scn.workloads.values(), *scn.benchmarks]
+    return (scn.file, *sorted({v.file for e in entities for v in e.values.values()
+                               if v.file and not v.file.startswith("catalog")} - {scn.file}))

@@ -10,7 +10,7 @@ from pathlib import Path
 from . import schema as S
 from .checks import suggest
 from .errors import Problem
-from .loader import Mapping, load_file
+from .loader import Mapping, beside, load_file, outside
 from .schema import CATALOG_DIR, Checker, Entity, Field, Value
 
 FILE_SUFFIXES = (".yaml", ".yml")
@@ -102,7 +102,10 @@ def resolve_from(chk: Checker, devices: dict, models: dict, base: Path) -> dict[
 def device_file(chk: Checker, ref: Value, base: Path, path: str, ent: Entity) -> Entity | None:
     """A device entry read from a file beside the scenario, checked like one (its problems located in that file),
     each figure labelled with its own source line."""
-    target = base / ref.value
+    target = beside(base, ref.value)
+    if target is None:
+        chk.problem(ref, path, outside(ref.value), "outside-folder")
+        return None
     node, problems = load_file(target, name=str(target))
     if problems or not isinstance(node, Mapping):
         first = problems[0] if problems else None

@@ -10,9 +10,11 @@ CODES = {
     # the file
     "file-unreadable": "the file (or a file it names) cannot be read",
     "file-too-large": "the file is over 200 kB",
+    "outside-folder": "a config:, record or device file outside the scenario's folder (`../../etc/passwd`): never read",
     "not-a-file": "a device, a pipe, a socket or a folder where a file belongs (`/dev/zero`, a FIFO): refused before it is opened",
     "bad-encoding": "the file is not UTF-8",
-    "control-character": "a control character or an unpaired surrogate in the file or a text",
+    "control-character": "a control character, an unpaired surrogate, a noncharacter, a line separator or a direction override in the file or a text",
+    "line-break": "a line break in a text of one line (a name, an id, a title, a unit)",
     "empty-file": "the file has no content",
     # YAML
     "yaml-syntax": "the YAML cannot be parsed",
@@ -102,7 +104,7 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}:{self.col}"
         what = f"{self.path}: {self.message}" if self.path else self.message
-        return f"{where}: {self.level}: {what}"
+        return visible(f"{where}: {self.level}: {what}")
 
     def as_dict(self) -> dict:
         return {"file": self.file, "line": self.line, "column": self.col, "path": self.path,
@@ -111,3 +113,15 @@ class Problem:
 
 class OutputError(Exception):
     """An output could not be written (exit 3)."""
+
+
+def visible(text: str) -> str:
+    """`text` on one line as a terminal shows it: a character that is not printable (a line break, a carriage
+    return, ESC, a direction override, a noncharacter) is written as its escape, so that quoted user text can
+    neither start a line of its own nor move the cursor."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
+def _escape(c: str) -> str:
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(c) or \
+        (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import Problem
-from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text
+from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text, read_file
 from .units import UnitError, parse_number
 
 PATH = "model.config"
@@ -74,8 +74,9 @@ def read_config(path: Path, name: str) -> tuple[dict[str, Located], list[Problem
         return {}, problems
     if not isinstance(root, Mapping):
         return {}, problems + [Problem(name, root.line, root.col, PATH,
-                                       f"expected a JSON object like {{\"hidden_size\": 4096, ...}}, "
-                                       f"got {_shown(root)}", code="wrong-shape")]
+                                       f"expected a JSON object like {{\"hidden_size\": 4096, ...}}, got "
+                                       f"{'a list' if isinstance(root, Sequence) else 'text'} (not shown: the file "
+                                       "may hold anything)", code="wrong-shape")]
     text, prefix = _text_part(root, name, problems)
     if unsupported := _unsupported(root, text, prefix, name):
         return {}, problems + [unsupported]
@@ -94,7 +95,8 @@ def _load(path: Path, name: str) -> tuple[Node | None, list[Problem]]:
     node, problems = load_file(path, name)
     if node is None and any("'\\t'" in p.message for p in problems):
         # JSON allows tabs between tokens and never inside strings, YAML does not: a space reads the same.
-        node, problems = load_text(Path(path).read_bytes().replace(b"\t", b" "), name)
+        data, _ = read_file(path, name)                   # bounded, a regular file: as load_file read it
+        node, problems = load_text(data.replace(b"\t", b" "), name)
     # The loader's wording speaks of scenarios.
     return node, [replace(p, message="the file is empty; expected a JSON object") if p.code == "empty-file"
                   else p for p in problems]

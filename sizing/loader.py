@@ -8,6 +8,7 @@ import re
 import stat
 import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import yaml
 from yaml.reader import Reader
@@ -104,6 +105,23 @@ def read_file(path: str | os.PathLike, name: str | None = None) -> tuple[bytes |
     return data, []
 
 
+def beside(base: Path, text: str) -> Path | None:
+    """A file a scenario names (`config:`, a record's `file:`, `from: FILE.yaml`), relative to the scenario's folder:
+    its path when it lies in that folder or below once links are followed, else None (`../../etc/passwd`, an
+    absolute path elsewhere, a link out of the folder)."""
+    target = base / text
+    try:
+        inside = target.resolve().is_relative_to(base.resolve())
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return target if inside else None
+
+
+def outside(name: str) -> str:
+    return (f"'{name}' is outside the scenario's folder; a file the scenario names must lie in its folder or "
+            "below")
+
+
 def load_file(path: str | os.PathLike, name: str | None = None) -> tuple[Node | None, list[Problem]]:
     """Read and load one file; read errors become a problem at 1:1."""
     data, problems = read_file(path, name)
@@ -157,6 +175,21 @@ def _decode(data: bytes, name: str) -> tuple[str, Problem | None]:
         line, col = _line_col(before, len(before))
         message = f"invalid UTF-8 (byte 0x{data[err.start]:02x}); save the file as UTF-8"
         return "", Problem(name, line, col, "", message, code="bad-encoding")
+
+
+# What no user text may hold, however it is written: control characters other than tab and line feed (a carriage
+# return, ESC, the C1 set), unpaired surrogates, noncharacters (which a workbook cannot store), line and paragraph
+# separators and the bidirectional overrides that make a line read otherwise than it is.
+FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff\u2028\u2029"
+                       "\u202a-\u202e\u2066-\u2069" + "".join(f"{chr(p * 0x10000 + 0xfffe)}{chr(p * 0x10000 + 0xffff)}"
+                                                           for p in range(1, 17)) + "]")
+
+
+def character_name(char: str) -> str:
+    category = unicodedata.category(char)
+    return "a control character" if category == "Cc" else "a noncharacter" if category == "Cn" else \
+        "an unpaired surrogate" if category == "Cs" else "a line separator" if category in ("Zl", "Zp") else \
+        "a direction override"
 
 
 def _bad_character(text: str, name: str) -> Problem | None:
@@ -308,6 +341,11 @@ class _Composer:
             self._report(event.start_mark, path, ANCHOR_MESSAGE, "yaml-alias")
             return None
         self._check_properties(event, path)
+        bad = FORBIDDEN.search(event.value)
+        if bad is not None:                     # often written as an escape in a quoted scalar ("\e", "\uFFFE")
+            char = bad.group()
+            self._report(event.start_mark, path, f"contains {character_name(char)} (U+{ord(char):04X}); remove it "
+                         "(an escape in quotes, such as \\e or \\x85, counts)", "control-character")
         if not event.value and not event.style and self.parser is not yaml.SafeLoader:
             raise _Slow            # an empty value: libyaml places it elsewhere than PyYAML (`{a: }`), which decides
         return Scalar(event.value, bool(event.style), *_position(event.start_mark))   # libyaml: '' when plain

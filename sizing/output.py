@@ -8,15 +8,33 @@ import os
 import tempfile
 from pathlib import Path
 
-from .errors import OutputError
+from .errors import OutputError, visible
 from .schema import Scenario
+
+
+LAST_EPOCH = 253_402_300_799          # 9999-12-31 23:59:59 UTC, the last second a date can hold
+
+
+def source_date_epoch() -> int | None:
+    """SOURCE_DATE_EPOCH as the reproducible-builds specification defines it (seconds since 1970 in ASCII digits),
+    None when unset or empty; a malformed value is a ValueError saying what would be right (the specification asks
+    a build to stop on it rather than ignore it)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not epoch:
+        return None
+    if not (epoch.isascii() and epoch.isdigit()):
+        raise ValueError(f"SOURCE_DATE_EPOCH is {visible(epoch[:40])!r}: expected whole seconds since 1970-01-01 "
+                         "in the digits 0-9, e.g. 1700000000")
+    if int(epoch) > LAST_EPOCH:
+        raise ValueError(f"SOURCE_DATE_EPOCH is {epoch[:40]}: beyond 9999-12-31 (at most {LAST_EPOCH})")
+    return int(epoch)
 
 
 def build_datetime(scn: Scenario) -> dt.datetime:
     """The date stamped into outputs: SOURCE_DATE_EPOCH, else the scenario's date, else 2000-01-01."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch.isdigit():
-        return dt.datetime.fromtimestamp(int(epoch), tz=dt.timezone.utc).replace(tzinfo=None)
+    epoch = source_date_epoch()
+    if epoch is not None:
+        return dt.datetime(1970, 1, 1) + dt.timedelta(seconds=epoch)
     if "date" in scn.meta:
         return dt.datetime.strptime(scn.meta["date"].value, "%Y-%m-%d")
     return dt.datetime(2000, 1, 1)
@@ -26,7 +44,7 @@ def build_date_words(scn: Scenario) -> str:
     """Where the date stamped into outputs comes from, for the provenance: said honestly, since it is not the
     clock (outputs are byte-identical across rebuilds)."""
     when = build_datetime(scn)
-    if os.environ.get("SOURCE_DATE_EPOCH", "").strip().isdigit():
+    if source_date_epoch() is not None:
         return f"{when:%Y-%m-%d %H:%M} UTC, from SOURCE_DATE_EPOCH"
     if "date" in scn.meta:
         return (f"{when:%Y-%m-%d}, the scenario's date (not the clock: the same scenario gives the same bytes; set "

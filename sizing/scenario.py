@@ -11,7 +11,7 @@ from . import kinds as K
 from . import schema as S
 from .errors import Problem
 from .hfconfig import read_config
-from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text, read_file
+from .loader import Mapping, Node, Scalar, Sequence, beside, load_file, load_text, outside, read_file
 from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_parallel,
                      check_traffic, compare_list, explain_foreign_keys, suggest)
 from .schema import Checker, Entity, Field, Scenario, Value
@@ -115,7 +115,10 @@ def import_config(chk: Checker, m: Entity, base: Path) -> None:
     ref = m.values.pop("config", None)
     if ref is None:
         return
-    path = base / ref.value
+    path = beside(base, ref.value)
+    if path is None:
+        chk.problem(ref, f"models.{m.id}.config", outside(ref.value), "outside-folder")
+        return
     if not path.is_file():
         chk.problem(ref, f"models.{m.id}.config", f"cannot read '{ref.value}': no such file next to the scenario",
                     "file-unreadable")
@@ -148,7 +151,7 @@ def mapping_entries(chk: Checker, node: Node, path: str) -> list[tuple[Scalar, N
         return []
     good = []
     for k, v in node.entries:
-        if not S.SLUG.match(k.text):
+        if not S.SLUG.fullmatch(k.text):
             chk.problem(k, f"{path}.{k.text}", "an id uses lower-case letters, digits, '.', '_' and '-' only", "bad-id")
         else:
             good.append((k, v))
@@ -347,7 +350,10 @@ def benchmarks(chk: Checker, node: Node | None, base: Path) -> list[Entity]:
 
 def record_file(chk: Checker, base: Path, f: Scalar, path: str, ent: Entity) -> None:
     """Read a JSON benchmark record (the reference's format) into the entity."""
-    target = base / f.text
+    target = beside(base, f.text)
+    if target is None:
+        chk.problem(f, f"{path}.file", outside(f.text), "outside-folder")
+        return
     node, probs = load_file(target, name=str(target))
     if probs:
         first = probs[0]

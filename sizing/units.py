@@ -88,13 +88,13 @@ def __getattr__(name: str):
 
 # ---- numbers -----------------------------------------------------------------------------
 
-_DIGITS = r"\d+(?:_\d+)*"
-_NUMBER = rf"[+-]?(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?\d+)?"
+_DIGITS = r"[0-9]+(?:_[0-9]+)*"
+_NUMBER = rf"[+-]?(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?[0-9]+)?"
 _NONFINITE = r"[+-]?\.?(?:inf(?:inity)?|nan)"
 _BOOLEAN = re.compile(r"y|n|yes|no|true|false|on|off", re.IGNORECASE)
 _NOT_DECIMAL = re.compile(r"[+-]?0[xob][0-9a-f_]+", re.IGNORECASE)
-_BASE_60 = re.compile(r"[+-]?\d[\d_]*(?::[0-5]?\d)+(?:\.[\d_]*)?")
-_LEADING_ZERO = re.compile(r"([+-]?)(0[\d_]+)")
+_BASE_60 = re.compile(r"[+-]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")
+_LEADING_ZERO = re.compile(r"([+-]?)(0[0-9_]+)")
 _MAX_SIGNIFICANT = 15
 
 

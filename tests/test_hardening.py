@@ -68,7 +68,7 @@ CASES = [
     ("control-char", GOOD.replace("name: good", "name: good\ntitle: \"bell\\a\""),
      "contains a control character"),
     ("lone-surrogate", GOOD.replace("name: good", "name: good\ntitle: \"x\\ud800\""),
-     "control character or an unpaired surrogate"),
+     "contains an unpaired surrogate (U+D800)"),
     ("over-long-text", GOOD.replace("name: good", "name: good\ndescription: " + "y" * 4001),
      "is 4,001 characters long; the limit is 4,000"),
     ("formula-like-name", GOOD.replace("  gpu:", "  =cmd|calc:"),
@@ -204,33 +204,77 @@ workloads:
                 assert isinstance(v, bool) or v in ("memory", "compute", "own", "reserved", "rent", None), (qid, v)
 
 
-text_st = st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from("\t\n="), min_size=1,
-                  max_size=300).filter(lambda s: s.strip() == s and s.strip())
+# Any Unicode at all (control characters, surrogates, noncharacters, line separators, direction overrides, and
+# the characters a spreadsheet or a terminal treats specially), written as a YAML double-quoted scalar.
+text_st = st.text(st.characters() | st.sampled_from("\t\n\r\x1b\x85\u2028\u202e\ufffe\U0001fffe=+-@"),
+                  min_size=1, max_size=120).filter(lambda s: s.strip() == s and s.strip())
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def with_texts(title: str, name: str, source: str) -> bytes:
+    import json
+
+    q = lambda s: json.dumps(s, ensure_ascii=False)  # noqa: E731  (a YAML double-quoted scalar)
+    text = GOOD.replace("name: good", f"name: good\ntitle: {q(title)}").replace(
+        "    kind: gpu", f"    kind: gpu\n    name: {q(name)}\n    source: {q(source)}")
+    return text.encode("utf-8", "surrogatepass")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(title=text_st, name=text_st, source=text_st)
-def test_user_text_round_trips_through_the_workbook_as_text(title, name, source):
+def test_any_text_validates_and_renders_in_every_output_or_is_a_located_error(title, name, source):
+    """A text field with arbitrary Unicode either validates, and then renders unchanged in the terminal table (one
+    line each, nothing a terminal acts on), CSV (never a formula), JSON and the workbook (a text cell openpyxl
+    reads back exactly), or is refused with located problems and nothing loaded."""
+    import csv
     import io
     import json
 
     import openpyxl
 
+    from sizing.errors import CODES
+    from sizing.loader import FORBIDDEN
+    from sizing.render.data import to_csv, to_json
+    from sizing.render.table import render
     from sizing.render.workbook import workbook_bytes
 
-    q = lambda s: json.dumps(s, ensure_ascii=False)  # noqa: E731  (a YAML double-quoted scalar)
-    text = GOOD.replace("name: good", f"name: good\ntitle: {q(title)}").replace(
-        "    kind: gpu", f"    kind: gpu\n    name: {q(name)}\n    source: {q(source)}")
-    scn, problems = load_scenario_bytes(text.encode(), "p.yaml")
-    assert scn is not None, problems
+    scn, problems = load_scenario_bytes(with_texts(title, name, source), "p.yaml")
+    if scn is None:
+        assert problems and all(p.file == "p.yaml" and p.line >= 2 and p.col >= 1 and p.code in CODES
+                                for p in problems)
+        assert not any(FORBIDDEN.search(str(p)) or "\n" in str(p) for p in problems)   # quoted text is escaped
+        return
     assert scn.title == title and scn.devices["gpu"].get("name") == name
-    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(evaluate(scn))))
+    r = evaluate(scn)
+    table = render(r)
+    assert FORBIDDEN.search(table) is None and title in table.split("\n")[0]       # the title, on one line
+    rows = list(csv.reader(io.StringIO(to_csv(r))))
+    assert all(not (isinstance(c, str) and c[:1] in "=+-@") for row in rows[1:] for c in row[:4])
+    assert json.loads(to_json(r))["scenario"]["title"] == title
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)))
     cells = [c for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value is not None]
     texts = [c.value for c in cells if c.data_type == "s"]
     assert title in texts                                          # exactly, in a cell of its own
     assert any(t.endswith(f": {name}") for t in texts)             # the device's section heading
     assert any(t.startswith(source) for t in texts)                # the source column
     assert not any(c.data_type == "f" and c.value in (title, name, source) for c in cells)   # never a formula
+
+
+@pytest.mark.slow
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(title=text_st, name=text_st)
+def test_any_text_that_validates_renders_in_the_report(title, name):
+    """The PDF report renders whatever text validates, and a PDF reader opens it (a font may lack a glyph, so the
+    text itself is not compared)."""
+    import io
+
+    from pypdf import PdfReader
+
+    from sizing.render.report import report_bytes
+
+    scn, _ = load_scenario_bytes(with_texts(title, name, "catalog"), "p.yaml")
+    if scn is not None:
+        pdf = report_bytes(evaluate(scn))
+        assert len(PdfReader(io.BytesIO(pdf)).pages) > 3
 
 
 @settings(max_examples=300, deadline=None)

@@ -218,7 +218,8 @@ def read_text(tmp_path: Path, text: str) -> tuple[dict, list[str]]:
 
 def test_not_an_object(tmp_path):
     assert read_text(tmp_path, '[{"hidden_size": 4096}]\n') == ({}, [
-        'config.json:1:1: error: model.config: expected a JSON object like {"hidden_size": 4096, ...}, got a list'])
+        'config.json:1:1: error: model.config: expected a JSON object like {"hidden_size": 4096, ...}, got a list '
+        '(not shown: the file may hold anything)'])
 
 
 def test_empty_file(tmp_path):

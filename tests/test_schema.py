@@ -96,7 +96,8 @@ def test_base_is_clean_but_for_warnings():
      "s.yaml:3:22: error: decision.require[0]: unknown requirement 'fits_memroy'; expected one of: "
      "fits_memory, fits, meets_targets, cloud, on-prem, edge"),
     ("name: t", "name: t\ntitle: \"a\\u0007b\"",
-     "s.yaml:3:8: error: title: contains a control character or an unpaired surrogate; remove it"),
+     "s.yaml:3:8: error: title: contains a control character (U+0007); remove it (an escape in quotes, such as "
+     "\\e or \\x85, counts)"),
     ("name: t", "name: t\ndate: 2026-13",
      "s.yaml:3:7: error: date: expected a date 'YYYY-MM-DD', got '2026-13'"),
 ])

@@ -8,7 +8,7 @@ from typing import Any
 from ..kinds import WORKLOAD_KINDS
 from .ranges import DEFAULT_DRAWS, MAX_DRAWS, SHAPE_HELP, RangesOf
 from .types import (Block, Bool, CatalogRef, Count, Currency, Date, Entries, Enum, FieldType, Fraction, Integer,
-                    ListOf, MapOf, OneOrList, PerDevice, Quantity, Ref, Slug, SweepOf, Text, Variants)
+                    ListOf, MapOf, OneOrList, PerDevice, Prose, Quantity, Ref, Slug, SweepOf, Text, Variants)
 
 PRECISION_BYTES = {"fp64": 8.0, "fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0,
                    "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5,
@@ -56,18 +56,18 @@ SOURCE_ENTRY = (
     Field("repo", Text(), "Repository (owner/name)."),
     Field("path", Text(), "File in the repository."),
     Field("commit", Text(), "Commit of the file."),
-    Field("note", Text(), "Remark."),
+    Field("note", Prose(), "Remark."),
 )
 
 SOURCE_FIELDS = (
-    Field("source", Text(), "Where the entry's figures come from, in a few words."),
+    Field("source", Prose(), "Where the entry's figures come from, in a few words."),
     Field("sources", ListOf(Block(SOURCE_ENTRY)),
           "Where the figures come from (title, url, date, repo, path, commit, note)."),
     Field("field_sources", MapOf(Text()),
           "Per-figure source, keyed by field path, where one figure came from elsewhere."),
     Field("illustrative", Bool(), "The figures are invented round numbers (the reference's), not a product's."),
     Field("unverified", ListOf(Text()), "Figures without a firm source."),
-    Field("notes", Text(), "Free text."),
+    Field("notes", Prose(), "Free text."),
 )
 
 LINK_FIELDS = (
@@ -157,7 +157,7 @@ DEVICE_FIELDS = (
     Field("cpu", Block(CPU_FIELDS), "CPU micro-architecture: fp32 peak = cores x fma_units x lanes x 2 x clock."),
     Field("vendor", Text(), "Vendor."),
     Field("year", Integer(), "Year of introduction.", positive=True),
-    Field("sparse_note", Text(), "Vendor's sparse figures, kept as a note only."),
+    Field("sparse_note", Prose(), "Vendor's sparse figures, kept as a note only."),
     Field("sparse", MapOf(Quantity("compute_rate"), PRECISIONS),
           "Vendor's figures with 2:4 structured sparsity: recorded, never used.", positive=True,
           example="1979 TFLOP/s"),
@@ -237,7 +237,7 @@ TRAIN_PARALLEL = (
 COMMON_WORKLOAD = (
     Field("kind", Enum(WORKLOAD_KINDS), "Workload kind.", required=True),
     Field("title", Text(), "Display title."),
-    Field("description", Text(), "Free text."),
+    Field("description", Prose(), "Free text."),
     Field("precision", Enum(PRECISIONS), "Numeric precision of weights and compute."),
 )
 
@@ -403,7 +403,7 @@ TOP_FIELDS = (
     Field("sizing", Integer(choices=(1,)), "Format version: 1.", required=True),
     Field("name", Slug(), "Scenario id: a-z 0-9 -.", required=True),
     Field("title", Text(), "Title of the decision."),
-    Field("description", Text(), "Free text."),
+    Field("description", Prose(), "Free text."),
     Field("owner", Text(), "Who owns the decision (the report's author and its sign-off's first line).",
           example="Platform architecture"),
     Field("reviewer", Text(), "Who reviewed the decision (signs the report second).", example="Finance, J. Doe"),

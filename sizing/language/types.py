@@ -20,15 +20,16 @@ if TYPE_CHECKING:
 
 CATALOG_DIR = Path(__file__).parents[1] / "catalog"
 MAX_TEXT = 4000
-SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]*$")         # Python: fullmatch (a $ also matches before a final newline)
+DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")       # tab and line feed are text
 
 # -- what the JSON Schema accepts as text: the checker's grammar, written as ECMA-262 patterns ------------
 # A decimal without the leading zeros YAML 1.1 reads as octal.
 NUMBER = r"(?:(?:0|[1-9]\d*(?:_\d+)*)(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][-+]?\d+)?"
 NOT_ZERO = r"(?!0*\.?0*(?:[eE][-+]?\d+)?(?![\d._]))"        # put before NUMBER: refuses 0, 0.0, 0e3
-NO_CONTROL = r"^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$"
+NO_CONTROL = r"^[^\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff\u2028\u2029\u202a-\u202e\u2066-\u2069]*$"
+ONE_LINE = r"^[^\u0000-\u0008\u000a-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff\u2028\u2029\u202a-\u202e\u2066-\u2069]*$"
 _TIME = r"(?:[nuµμm]?s|sec|seconds?|min|minutes?|h|hr|hours?|d|days?|weeks?|months?|yr|years?)"
 _PER = r"\s*(?:/|per\s)\s*"
 _BYTES = r"(?:[kKMGTPE]i?)?(?:B|bits?|bytes?)"          # never Gb: bits or bytes?
@@ -265,18 +266,38 @@ class Bool(Leaf):
 
 @dataclass(frozen=True, eq=False)
 class Text(Leaf):
-    """Free text: any scalar, without control characters, up to MAX_TEXT characters."""
+    """Text of one line: any scalar, without control characters or line breaks, up to MAX_TEXT characters."""
 
     def parse(self, node: Scalar) -> tuple[str, None]:
-        if CONTROL.search(node.text):
-            raise UnitError("contains a control character or an unpaired surrogate; remove it", "control-character")
-        if len(node.text) > MAX_TEXT:
-            raise UnitError(f"is {len(node.text):,} characters long; the limit is {MAX_TEXT:,}", "text-too-long")
-        return node.text, None
+        text = checked_text(node.text)
+        if "\n" in text:
+            raise UnitError("is one line: remove the line break (a block scalar `|` or `>` ends with one; `|-` or "
+                            "`>-` does not)", "line-break")
+        return text, None
 
     def json_schema(self, f: Field) -> dict:
         # A YAML scalar is text here whatever it looks like (`date: 2024`, `notes: yes`).
+        return described(f, type=["string", "number", "boolean"], maxLength=MAX_TEXT, pattern=ONE_LINE)
+
+
+@dataclass(frozen=True, eq=False)
+class Prose(Text):
+    """Free text of any number of lines (notes, a description); the line breaks a block scalar ends with are
+    dropped."""
+
+    def parse(self, node: Scalar) -> tuple[str, None]:
+        return checked_text(node.text.rstrip("\n")), None
+
+    def json_schema(self, f: Field) -> dict:
         return described(f, type=["string", "number", "boolean"], maxLength=MAX_TEXT, pattern=NO_CONTROL)
+
+
+def checked_text(text: str) -> str:
+    if CONTROL.search(text):
+        raise UnitError("contains a control character or an unpaired surrogate; remove it", "control-character")
+    if len(text) > MAX_TEXT:
+        raise UnitError(f"is {len(text):,} characters long; the limit is {MAX_TEXT:,}", "text-too-long")
+    return text
 
 
 @dataclass(frozen=True, eq=False)
@@ -341,7 +362,7 @@ class Slug(Text):
 
     def parse(self, node: Scalar) -> tuple[str, None]:
         text, _ = super().parse(node)
-        if not SLUG.match(text):
+        if not SLUG.fullmatch(text):
             raise UnitError(f"expected an id of lower-case letters, digits, '.', '_' and '-', got '{text}'", "bad-id")
         return text, None
 
@@ -358,7 +379,7 @@ class Date(Text):
 
     def parse(self, node: Scalar) -> tuple[str, None]:
         text, _ = super().parse(node)
-        if not DATE.match(text):
+        if not DATE.fullmatch(text):
             raise UnitError(f"expected a date 'YYYY-MM-DD', got '{text}'", "bad-date")
         try:
             dt.date.fromisoformat(text)

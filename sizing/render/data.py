@@ -98,5 +98,13 @@ def to_csv(r: Results) -> str:
     for p in r.pairs:
         for x in p.present():
             v = clean(p.values[x.d.id])
-            w.writerow([p.workload, p.device, p.kind, x.d.id, "" if v is None else v, currency.units(x.d.unit)])
+            w.writerow([inert(c) for c in (p.workload, p.device, p.kind, x.d.id, "" if v is None else v,
+                                           currency.units(x.d.unit))])
     return buf.getvalue()
+
+
+def inert(cell: Any) -> Any:
+    """A text cell a spreadsheet would read as a formula (=, +, -, @, or a tab or carriage return first: a
+    benchmark record's `device: "=cmd|' /C calc'!A0"`) gets a leading apostrophe, as OWASP advises; numbers stay
+    numbers."""
+    return f"'{cell}" if isinstance(cell, str) and cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell

@@ -1,0 +1,156 @@
+"""Hostile input, round two (issue 19): no file contents leak, no hang on a pipe, no spoofed lines, no formula in
+a CSV cell, ASCII digits only, a validated SOURCE_DATE_EPOCH, and no two outputs of one build with the same name."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sizing.cli import main
+from sizing.errors import CODES
+from sizing.loader import FORBIDDEN
+from sizing.scenario import load_scenario, load_scenario_bytes
+from test_hardening import GOOD
+
+SECRET = "root:x:0:0:do-not-print-me"
+MODEL = "models:\n  m: {parameters: 7e9, layers: 32, kv_heads: 8, head_dim: 128}\n"
+
+
+def scenario_in(folder: Path, models: str = MODEL, extra: str = "") -> Path:
+    path = folder / "s.yaml"
+    path.write_text(GOOD.replace(MODEL, models) + extra)
+    return path
+
+
+def validate(path: Path, *more: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sizing.cli", "validate", str(path), *more], capture_output=True,
+                          text=True, timeout=60, env={**os.environ, **(env or {})})
+
+
+@pytest.mark.parametrize("config", ["../secret.txt", "/etc/passwd", "link.json"])
+def test_a_config_outside_the_scenarios_folder_is_never_read(tmp_path, config):
+    (tmp_path / "secret.txt").write_text(SECRET)
+    inner = tmp_path / "project"
+    inner.mkdir()
+    (inner / "link.json").symlink_to(tmp_path / "secret.txt")          # a link out of the folder counts as outside
+    path = scenario_in(inner, f"models:\n  m: {{config: \"{config}\"}}\n")
+    done = validate(path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "do-not-print-me" not in done.stdout + done.stderr and "root:" not in done.stdout + done.stderr
+    assert f"s.yaml:11:15: error: models.m.config: '{config}' is outside the scenario's folder" in done.stderr
+    _, problems = load_scenario(path)
+    assert [p.code for p in problems] == ["outside-folder"]
+
+
+def test_a_config_beside_the_scenario_that_is_not_json_is_not_printed(tmp_path):
+    (tmp_path / "key.pem").write_text("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n")
+    done = validate(scenario_in(tmp_path, "models:\n  m: {config: key.pem}\n"))
+    assert done.returncode == 1 and "MIIEvQ" not in done.stdout + done.stderr and "PRIVATE" not in done.stdout
+    assert "got text (not shown: the file may hold anything)" in done.stderr
+
+
+def test_record_and_device_files_outside_the_folder_are_refused(tmp_path):
+    inner = tmp_path / "p"
+    inner.mkdir()
+    record = "benchmarks:\n  - file: ../r.json\n"
+    device = GOOD.replace("  gpu:\n    kind: gpu\n", "  gpu:\n    from: ../lab.yaml\n    kind: gpu\n")
+    (inner / "a.yaml").write_text(GOOD + record)
+    (inner / "b.yaml").write_text(device)
+    for name, path in (("a.yaml", "benchmarks[0].file"), ("b.yaml", "devices.gpu.from")):
+        _, problems = load_scenario(inner / name)
+        assert [(p.path, p.code) for p in problems if p.level == "error"] == [(path, "outside-folder")], name
+
+
+def test_a_pipe_as_a_record_file_is_refused_at_once(tmp_path):
+    os.mkfifo(tmp_path / "r.json")
+    start = time.monotonic()
+    done = validate(scenario_in(tmp_path, extra="benchmarks:\n  - file: r.json\n"))
+    assert time.monotonic() - start < 30 and done.returncode == 1 
+    assert "r.json" in done.stderr and "pipe" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("old,new,code", [
+    ("name: good", 'name: "good\\n"', "line-break"),                    # $ matched before a final newline
+    ("  gpu:\n", '  "gpu\\n":\n', "bad-id"),
+    ("kind: gpu", 'kind: "gpu\\nfake.yaml:1:1: error: spoofed"', "line-break"),
+    ("memory: 80 GB", 'memory: "80 \\e[31mGB"', "control-character"),       # ANSI escape in a unit
+    ("name: good", 'name: good\ntitle: "a\\rb"', "control-character"),     # carriage return
+    ("name: good", 'name: good\ntitle: "a\\x85b"', "control-character"),   # C1 next line
+    ("name: good", 'name: good\ntitle: "a\\uFFFEb"', "control-character"),   # noncharacter: no workbook holds it
+    ("name: good", 'name: good\ntitle: "a\\u202Eb"', "control-character"),   # direction override
+    ("name: good", "name: good\ntitle: |\n  two\n  lines\n", "line-break"),
+    ("batch: 8", "batch: ٨", "not-a-number"),                              # Arabic-Indic digit
+    ("memory: 80 GB", "memory: ８０ GB", "not-a-number"),                   # full-width digits
+])
+def test_text_that_could_spoof_a_line_or_a_number_is_a_located_one_line_error(old, new, code):
+    scn, problems = load_scenario_bytes(GOOD.replace(old, new, 1).encode(), "p.yaml")
+    errors = [p for p in problems if p.level == "error"]
+    assert scn is None and errors and all(p.file == "p.yaml" and p.line > 1 for p in errors)
+    assert code in {p.code for p in errors}, [str(p) for p in errors]
+    for p in errors:
+        line = str(p)
+        assert "\n" not in line and "\r" not in line and FORBIDDEN.search(line) is None and p.code in CODES
+
+
+def test_a_notes_field_keeps_its_lines_and_drops_the_break_a_block_scalar_ends_with():
+    scn, problems = load_scenario_bytes(GOOD.replace("name: good", "name: good\ndescription: |\n  one\n  two\n")
+                                        .encode(), "p.yaml")
+    assert scn is not None and scn.meta["description"].value == "one\ntwo", problems
+
+
+def test_a_formula_in_a_record_never_reaches_a_csv_cell_as_a_formula(tmp_path):
+    record = ("benchmarks:\n  - {model: m, precision: bf16, device: \"=cmd|' /C calc'!A0\", batch_size: 8, "
+              "input_tokens: 100, output_tokens: 50, throughput_output_tokens_per_s: 1000, hourly_cost_usd: 2}\n")
+    path = scenario_in(tmp_path, extra=record)
+    out = CliRunner().invoke(main, ["evaluate", str(path), "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    cells = [c for line in out.output.splitlines()[1:] for c in line.split(",")]
+    assert any(c.startswith("\"'=cmd") or c.startswith("'=cmd") for c in cells), out.output[:400]
+    assert not any(c.startswith(("=", "+", "@")) for c in cells)
+
+
+@pytest.mark.parametrize("value,says", [
+    ("abc", "'abc': expected whole seconds"), ("²", "'²': expected whole seconds"),
+    ("1e9", "'1e9': expected whole seconds"), ("99999999999999", "beyond 9999-12-31"), ("-5", "'-5'"),
+])
+def test_a_malformed_source_date_epoch_is_a_usage_error(tmp_path, value, says):
+    done = validate(scenario_in(tmp_path), env={"SOURCE_DATE_EPOCH": value})
+    assert done.returncode == 2 and "Traceback" not in done.stderr and done.stdout == ""
+    assert done.stderr.startswith("sizing: error: SOURCE_DATE_EPOCH is") and says in done.stderr
+
+
+def test_a_good_source_date_epoch_stamps_the_build(tmp_path):
+    from sizing.output import build_datetime
+
+    scn, _ = load_scenario(scenario_in(tmp_path))
+    os.environ["SOURCE_DATE_EPOCH"] = "1700000000"
+    try:
+        assert str(build_datetime(scn)) == "2023-11-14 22:13:20"
+    finally:
+        del os.environ["SOURCE_DATE_EPOCH"]
+
+
+def test_two_scenarios_that_would_write_the_same_outputs_are_refused_before_anything_is_written(tmp_path):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        scenario_in(tmp_path / folder)
+    out = CliRunner().invoke(main, ["build", str(tmp_path / "a" / "s.yaml"), str(tmp_path / "b" / "s.yaml"),
+                                    "--out", str(tmp_path / "out")])
+    assert out.exit_code == 2 and "would both write s.xlsx and s.pdf" in out.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_config_file_is_an_input_no_output_may_replace(tmp_path):
+    config = ('{"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, '
+              '"intermediate_size": 14336, "vocab_size": 128256, "model_type": "llama"}')
+    (tmp_path / "cfg.xlsx").write_text(config)                     # any name: it is read as JSON
+    path = scenario_in(tmp_path, "models:\n  m: {config: cfg.xlsx}\n")
+    out = CliRunner().invoke(main, ["workbook", str(path), "-o", str(tmp_path / "cfg.xlsx")])
+    assert out.exit_code == 3 and "refusing to overwrite an input file" in out.output
+    assert (tmp_path / "cfg.xlsx").read_text() == config
