@@ -94,6 +94,11 @@ def suggest(name: str, options) -> str:
 
 def compare_list(chk: Checker, node: Node | None, devices: dict) -> list[str]:
     if node is None:
+        if len(devices) > S.MAX_COMPARED:
+            first = next(iter(devices.values()))
+            chk.problem(first, "devices", f"{len(devices):,} devices and no `compare`, which would compare them all; "
+                        f"at most {S.MAX_COMPARED} are compared at once: name them in `compare: [...]`",
+                        "out-of-range")
         return list(devices)
     vals: dict[str, Value] = {}
     chk.field(node, S.TOP["compare"], "compare", vals, "compare")
@@ -105,6 +110,9 @@ def compare_list(chk: Checker, node: Node | None, devices: dict) -> list[str]:
             chk.problem(v, "compare", f"'{v.value}' is listed twice", "duplicate-entry")
         else:
             out.append(v.value)
+    if len(out) > S.MAX_COMPARED:
+        chk.problem(node, "compare", f"compares {len(out):,} devices; at most {S.MAX_COMPARED} are compared at once "
+                    "(each is a column of every table); compare fewer", "out-of-range")
     if not vals and not any(p.path == "compare" for p in chk.problems):
         chk.problem(node, "compare", "lists no device, so no workload is evaluated; name devices, or leave "
                     "'compare' out to evaluate every device", "nothing-compared", "warning")
@@ -192,3 +200,14 @@ def check_currency(chk: Checker, meta: dict, entities: list[Entity]) -> None:
                 chk.problem(where, f"{prefix}.{path}",
                             f"{what} is in {', '.join(other)}, but this scenario's currency is {code} and no "
                             f"amount is converted: give {path} in {code}", "currency-mismatch")
+
+
+def check_sweep_size(chk: Checker, sweep, compare: list[str]) -> None:
+    """A sweep's points times the devices compared stay within what `build` renders in a minute."""
+    if sweep is None or sweep.by is not None or sweep.parameter == "precision":
+        return
+    swept = len(sweep.values) * max(1, len(compare))
+    if swept > S.MAX_SWEPT:
+        chk.problem(sweep, "sweep", f"{len(sweep.values):,} points on {len(compare)} devices are {swept:,} "
+                    f"evaluations; at most {S.MAX_SWEPT:,}: sweep fewer points or compare fewer devices",
+                    "out-of-range")

@@ -3,6 +3,7 @@ cli_tools, what all share in cli_common); these three modules are the only place
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -26,10 +27,18 @@ class Sizing(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            done = super().invoke(ctx)
+            sys.stdout.flush()                 # a full disk shows here, not in a traceback at exit
+            return done
         except (KeyboardInterrupt, click.exceptions.Abort):
             click.echo("\nsizing: interrupted; nothing more was written", err=True)
             sys.exit(EXIT_INTERRUPTED)
+        except OSError as err:
+            if err.errno not in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG):
+                raise
+            sys.stdout = open(os.devnull, "w")     # nothing more to flush at exit
+            click.echo(f"sizing: error: cannot write the output: {err.strerror}", err=True)
+            sys.exit(EXIT_OUTPUT)
 
 
 @click.group(cls=Sizing, context_settings={"help_option_names": ["-h", "--help"]})
@@ -231,7 +240,9 @@ def scenario_files(paths: tuple[str, ...]) -> list[Path]:
               "(default: the processors this process may use; 1: in this process).")
 def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) -> None:
     """Write the workbook and the report of each scenario (files, or every .yaml in folders)."""
+    from .errors import OutputError
     from .evaluate import evaluate as run_engine
+    from .output import write_all
     from .scenario import load_scenario
 
     files = scenario_files(paths)
@@ -267,13 +278,16 @@ def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) 
     for i, (f, (xlsx, pdf)) in enumerate(rendered, 1):
         if tty:
             click.echo(f"\rrendered {i}/{len(files)}: {f.name}\x1b[K", err=True, nl=False)
-        scn = loaded[files.index(f)]
-        outputs += [(Path(out_dir) / f"{f.stem}{suffix}", data, input_files(scn))
-                    for suffix, data in ((".xlsx", xlsx), (".pdf", pdf))]
+        outputs += [(Path(out_dir) / f"{f.stem}{suffix}", data) for suffix, data in ((".xlsx", xlsx), (".pdf", pdf))]
     if tty:
         click.echo("\r\x1b[K", err=True, nl=False)
-    for out, data, inputs in outputs:
-        write_or_exit(out, data, inputs)
+    inputs = tuple(sorted({i for scn in loaded for i in input_files(scn)}))   # no output replaces any scenario's input
+    try:
+        write_all(outputs, inputs)            # all or none: a failed write leaves the previous set
+    except OutputError as e:
+        click.echo(f"sizing: error: {e}", err=True)
+        sys.exit(EXIT_OUTPUT)
+    for out, _ in outputs:
         click.echo(f"wrote {out}")
 
 

@@ -136,6 +136,11 @@ def evaluate(scn: Scenario, problems_only: bool = False) -> Results:
     does not fit a device it may use more of, again with that setup as an automatic alternative. `problems_only`
     (validate) checks that the sweep and the uncertainty's draws can be taken without taking them (they find no
     problem of their own)."""
+    with np.errstate(all="ignore"):            # inf and nan are the engine's answers (no value, does not fit)
+        return evaluated(scn, problems_only)
+
+
+def evaluated(scn: Scenario, problems_only: bool) -> Results:
     results = evaluate_once(scn)
     wider = alternatives.sharded(scn, results)
     results = evaluate_once(wider) if wider is not None else results

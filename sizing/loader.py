@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from yaml.reader import Reader
 from yaml.resolver import Resolver
 
 from sizing.errors import Problem
@@ -180,9 +179,13 @@ def _decode(data: bytes, name: str) -> tuple[str, Problem | None]:
 # What no user text may hold, however it is written: control characters other than tab and line feed (a carriage
 # return, ESC, the C1 set), unpaired surrogates, noncharacters (which a workbook cannot store), line and paragraph
 # separators and the bidirectional overrides that make a line read otherwise than it is.
-FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff\u2028\u2029"
-                       "\u202a-\u202e\u2066-\u2069" + "".join(f"{chr(p * 0x10000 + 0xfffe)}{chr(p * 0x10000 + 0xffff)}"
-                                                           for p in range(1, 17)) + "]")
+_NONCHARACTERS = "\ufdd0-\ufdef\ufffe\uffff" + "".join(f"{chr(p * 0x10000 + 0xfffe)}{chr(p * 0x10000 + 0xffff)}"
+                                                      for p in range(1, 17))
+_INVISIBLE = "\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e\u2066-\u2069" + _NONCHARACTERS
+FORBIDDEN = re.compile(f"[\x00-\x08\x0b-\x1f{_INVISIBLE}]")
+# The same in a file's raw text, where a carriage return ends a line (CRLF files) and YAML reads NEL and the
+# line and paragraph separators as line breaks (which would fold them into a space): refused there too.
+FORBIDDEN_RAW = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{_INVISIBLE}]")
 
 
 def character_name(char: str) -> str:
@@ -194,7 +197,7 @@ def character_name(char: str) -> str:
 
 def _bad_character(text: str, name: str) -> Problem | None:
     # Checked here rather than by PyYAML's reader, whose error carries an index, not a line.
-    match = Reader.NON_PRINTABLE.search(text)
+    match = FORBIDDEN_RAW.search(text)
     if match is None:
         return None
     char = match.group()

@@ -70,16 +70,44 @@ def write_atomic(path: str | Path, data: bytes, inputs: tuple[str | Path, ...] =
 
     Refuses to write over any of `inputs` (also through a symlink); raises OutputError.
     """
-    path = Path(path)
-    for src in inputs:
-        if same_file(path, Path(src)):
-            raise OutputError(f"{path}: refusing to overwrite an input file")
+    write_all([(Path(path), data)], inputs)
+
+
+def write_all(items: list[tuple[Path, bytes]], inputs: tuple[str | Path, ...] = ()) -> None:
+    """Write every (path, data) or none: each is staged in a temporary file beside it and fsynced, and only when
+    all are staged are they renamed into place (a full disk or a failed write leaves the previous outputs and no
+    temporary file). Refuses to write over any of `inputs`; raises OutputError."""
+    for path, _ in items:
+        for src in inputs:
+            if same_file(path, Path(src)):
+                raise OutputError(f"{path}: refusing to overwrite an input file")
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in items:
+            staged.append((stage(path, data), path))
+        for tmp, path in staged:
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                raise OutputError(f"{path}: cannot write: {e.strerror or e}") from None
+    finally:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass                                  # renamed into place, as it should be
+
+
+def stage(path: Path, data: bytes) -> str:
+    """`data` in a temporary file beside `path`, fsynced: its name carries this process's id, so that another
+    process writing the same output never takes it for one a killed render left."""
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for stale in folder.glob(f".{glob.escape(path.name)}.*.tmp"):   # left by a render that was killed
-            stale.unlink(missing_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+            if not alive(stale.name.removeprefix(f".{path.name}.").split(".")[0]):
+                stale.unlink(missing_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=folder)
     except OSError as e:
         raise OutputError(f"{path}: cannot write here: {e.strerror or e}") from None
     try:
@@ -88,7 +116,7 @@ def write_atomic(path: str | Path, data: bytes, inputs: tuple[str | Path, ...] =
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        return tmp
     except BaseException as e:
         try:
             os.unlink(tmp)
@@ -97,3 +125,17 @@ def write_atomic(path: str | Path, data: bytes, inputs: tuple[str | Path, ...] =
         if isinstance(e, OSError):
             raise OutputError(f"{path}: cannot write: {e.strerror or e}") from None
         raise
+
+
+def alive(pid: str) -> bool:
+    """Whether the process that made a temporary file still runs (a name without a process id is a killed
+    render's of an earlier version: not alive)."""
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True                                   # it exists, owned by someone else
+    return True

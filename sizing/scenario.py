@@ -13,7 +13,7 @@ from .errors import Problem
 from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, beside, load_file, load_text, outside, read_file
 from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_parallel,
-                     check_traffic, compare_list, explain_foreign_keys, suggest)
+                     check_sweep_size, check_traffic, compare_list, explain_foreign_keys, suggest)
 from .schema import Checker, Entity, Field, Scenario, Value
 from .entries import catalog, default_value, fill_defaults, resolve_from
 from .uncertainty.language import uncertainty_of
@@ -90,6 +90,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     check_references(chk, devices, models, workloads)
     compare = compare_list(chk, root.get("compare"), devices)
     sweep = sweep_of(chk, root.get("sweep"), workloads)
+    check_sweep_size(chk, sweep, compare)
     decisions = decisions_of(chk, root.get("decision"), workloads, file)
     benches = benchmarks(chk, root.get("benchmarks"), base)
     ranges = uncertainty_of(chk, root.get("uncertainty"), {"devices": devices, "models": models,

@@ -86,7 +86,7 @@ OTHERS = [
     (BASE + "sweep: {batch: {from: 1, to: 100, points: 100}, tokens: [1, 2, 3, 4, 5]}\n", "a grid of 100 x 5",
      "sweep-grid-too-large"),
     (BASE + "sweep: {batch: 8}\n", "expected a non-empty list", "wrong-shape"),
-    (BASE + "sweep: {batch: {from: 1, to: 8, points: 20000000}}\n", "at most 10,000,000 points", "out-of-range"),
+    (BASE + "sweep: {batch: {from: 1, to: 8, points: 20000000}}\n", "at most 1,000,000 points", "out-of-range"),
     (BASE + "sweep: {workload: chit, batch: [1]}\n", "unknown workload 'chit'", "unknown-reference"),
     (BASE + "compare: [gpu, gpu]\n", "'gpu' is listed twice", "duplicate-entry"),
     (BASE + "compare: gpu\n", "expected a list", "wrong-shape"),

@@ -206,8 +206,9 @@ workloads:
 
 # Any Unicode at all (control characters, surrogates, noncharacters, line separators, direction overrides, and
 # the characters a spreadsheet or a terminal treats specially), written as a YAML double-quoted scalar.
-text_st = st.text(st.characters() | st.sampled_from("\t\n\r\x1b\x85\u2028\u202e\ufffe\U0001fffe=+-@"),
-                  min_size=1, max_size=120).filter(lambda s: s.strip() == s and s.strip())
+text_st = (st.text(st.characters(categories=("L", "M", "N", "P", "S", "Zs")), min_size=1, max_size=60)
+           | st.text(st.characters() | st.sampled_from("\t\n\r\x1b\x85\u2028\u202e\ufffe\U0001fffe=+-@"),
+                     min_size=1, max_size=120)).filter(lambda s: s.strip() == s and s.strip())
 
 
 def with_texts(title: str, name: str, source: str) -> bytes:
@@ -219,7 +220,7 @@ def with_texts(title: str, name: str, source: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(title=text_st, name=text_st, source=text_st)
 def test_any_text_validates_and_renders_in_every_output_or_is_a_located_error(title, name, source):
     """A text field with arbitrary Unicode either validates, and then renders unchanged in the terminal table (one

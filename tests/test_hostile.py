@@ -154,3 +154,93 @@ def test_a_config_file_is_an_input_no_output_may_replace(tmp_path):
     out = CliRunner().invoke(main, ["workbook", str(path), "-o", str(tmp_path / "cfg.xlsx")])
     assert out.exit_code == 3 and "refusing to overwrite an input file" in out.output
     assert (tmp_path / "cfg.xlsx").read_text() == config
+
+
+def test_limits_at_which_build_still_finishes_in_a_minute_are_located_errors(tmp_path):
+    """More points than 1,000,000, more points x devices than 5,000,000, or more than 64 devices compared: each
+    a located out-of-range error, found at once."""
+    many = "".join(f"  d{i}: {{kind: gpu}}\n" for i in range(65))
+    text = f"sizing: 1\nname: big\ndevices:\n{many}" + MODEL + "workloads:\n  w: {kind: generate, model: m}\n"
+    start = time.monotonic()
+    _, problems = load_scenario_bytes(text.encode(), "p.yaml")
+    assert [(p.line, p.path, p.code) for p in problems] == [(4, "devices", "out-of-range")]
+    assert "65 devices and no `compare`" in problems[0].message
+    _, problems = load_scenario_bytes((text + "compare: [" + ", ".join(f"d{i}" for i in range(65)) + "]\n")
+                                      .encode(), "p.yaml")
+    assert [(p.path, p.code) for p in problems] == [("compare", "out-of-range")]
+    for points, devices, says in ((1_000_001, 1, "at most 1,000,000 points"), (500_000, 11, "5,500,000 evaluations")):
+        sweep = f"sweep: {{batch: {{from: 1, to: 1000000, points: {points}}}}}\n"
+        compare = "compare: [" + ", ".join(f"d{i}" for i in range(devices)) + "]\n"
+        _, problems = load_scenario_bytes((text + compare + sweep).encode(), "p.yaml")
+        assert [p.code for p in problems] == ["out-of-range"] and says in problems[0].message, problems
+    assert time.monotonic() - start < 10
+
+
+def test_a_long_sweep_draws_at_most_400_points_per_chart():
+    from sizing.render.report.figures import PLOTTED, plotted
+
+    assert list(plotted(5)) == [0, 1, 2, 3, 4]
+    at = plotted(1_000_000)
+    assert len(at) == PLOTTED == 400 and at[0] == 0 and at[-1] == 999_999 and (sorted(at) == list(at))
+
+
+def test_a_pipe_in_a_folder_given_to_validate_is_refused_without_waiting(tmp_path):
+    scenario_in(tmp_path)
+    os.mkfifo(tmp_path / "waiting.yaml")
+    start = time.monotonic()
+    done = validate(tmp_path)
+    assert time.monotonic() - start < 30 and done.returncode == 1 and "Traceback" not in done.stderr
+    assert "waiting.yaml:1:1: error:" in done.stderr and "pipe" in done.stderr
+
+
+def _write_many(args):
+    from sizing.output import write_atomic
+
+    path, tag = args
+    for i in range(25):
+        write_atomic(path, f"{tag}-{i}".encode() * 1000)
+    return tag
+
+
+def test_concurrent_writers_of_one_output_all_succeed_and_leave_no_temporary_file(tmp_path):
+    """Each process's temporary file carries its process id: the sweep for files a killed render left never
+    deletes another live writer's (eight writers used to fail at random)."""
+    from multiprocessing import get_context
+
+    out = tmp_path / "r.pdf"
+    with get_context("spawn").Pool(8) as pool:
+        tags = pool.map(_write_many, [(out, f"w{k}") for k in range(8)])
+    assert sorted(tags) == [f"w{k}" for k in range(8)]
+    assert out.read_bytes().decode().split("-")[0] in {f"w{k}" for k in range(8)}      # one writer's, whole
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_build_whose_second_output_cannot_be_written_leaves_the_first_as_it_was(tmp_path, monkeypatch):
+    """All or none: every output is staged before any is renamed into place."""
+    from sizing import output
+
+    path = scenario_in(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "s.xlsx").write_bytes(b"previous workbook")
+    real = output.stage
+
+    def failing(p, data):
+        if p.suffix == ".pdf":
+            raise output.OutputError(f"{p}: cannot write: No space left on device")
+        return real(p, data)
+
+    monkeypatch.setattr(output, "stage", failing)
+    done = CliRunner().invoke(main, ["build", str(path), "--out", str(tmp_path / "out"), "--jobs", "1"])
+    assert done.exit_code == 3 and "No space left on device" in done.output
+    assert (tmp_path / "out" / "s.xlsx").read_bytes() == b"previous workbook"
+    assert not (tmp_path / "out" / "s.pdf").exists() and not list((tmp_path / "out").glob(".*.tmp"))
+
+
+def test_standard_output_on_a_full_disk_is_an_output_error_not_a_traceback(tmp_path):
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "sizing.cli", "evaluate", str(scenario_in(tmp_path))],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 3 and "Traceback" not in done.stderr
+    assert "cannot write the output: No space left on device" in done.stderr

@@ -113,19 +113,31 @@ def memory_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
                  charts.memory(f"Memory: {wid}", bars))
 
 
+PLOTTED = 400          # points a chart draws of a sweep at most: more cannot be seen at a page's width
+
+
+def plotted(n: int) -> np.ndarray:
+    """The indices of a sweep's points a chart draws: all of up to PLOTTED, else PLOTTED evenly spaced (the first
+    and the last included)."""
+    return np.arange(n) if n <= PLOTTED else np.unique(np.linspace(0, n - 1, PLOTTED).round().astype(int))
+
+
 def batch_chart(r: Results, s) -> Chart | None:
     col = colours(r)
-    xs = [float(x) for x in s.values]
+    at = plotted(len(s.values))
+    xs = [float(s.values[i]) for i in at]
     user, total, step, unfit = [], [], [], []
     for did, q in s.series.items():
         if "tokens_per_s_per_user" not in q:
             continue
         c = col.get(did, 0)
-        user.append(charts.Series(did, c, xs, plain(q["tokens_per_s_per_user"])))
-        total.append(charts.Series(did, c, xs, plain(q["tokens_per_s"])))
-        step.append(charts.Series(did, c, xs, plain(q["step_time"])))
+        picked = {k: plain(np.asarray(q[k])[at]) for k in ("tokens_per_s_per_user", "tokens_per_s", "step_time")
+                  + (("fits",) if "fits" in q else ())}
+        user.append(charts.Series(did, c, xs, picked["tokens_per_s_per_user"]))
+        total.append(charts.Series(did, c, xs, picked["tokens_per_s"]))
+        step.append(charts.Series(did, c, xs, picked["step_time"]))
         unfit += [charts.Point(did, c, x, t, y2=rate) for x, t, rate, ok in
-                  zip(xs, plain(q["step_time"]), plain(q["tokens_per_s"]), plain(q.get("fits", []))) if ok is False]
+                  zip(xs, picked["step_time"], picked["tokens_per_s"], picked.get("fits", [])) if ok is False]
     if not user:
         return None
     target = r.inputs.get(f"workload.{s.workload}.targets.per_token_p95")
