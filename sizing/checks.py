@@ -211,3 +211,13 @@ def check_sweep_size(chk: Checker, sweep, compare: list[str]) -> None:
         chk.problem(sweep, "sweep", f"{len(sweep.values):,} points on {len(compare)} devices are {swept:,} "
                     f"evaluations; at most {S.MAX_SWEPT:,}: sweep fewer points or compare fewer devices",
                     "out-of-range")
+
+
+def check_pairs(chk: Checker, workloads: dict, compare: list[str]) -> None:
+    """Workloads (alternatives included) times compared devices stay within what `build` renders in a minute."""
+    pairs = len(workloads) * len(compare)
+    if pairs > S.MAX_PAIRS and workloads:
+        first = next(iter(workloads.values()))
+        chk.problem(first, "workloads", f"{len(workloads):,} workloads (alternatives included) on {len(compare)} "
+                    f"devices are {pairs:,} evaluations; at most {S.MAX_PAIRS}: split the scenario or compare fewer "
+                    "devices", "out-of-range")

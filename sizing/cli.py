@@ -26,6 +26,8 @@ class Sizing(click.Group):
     Outputs are renamed into place whole, so an interrupted command leaves none half-written."""
 
     def invoke(self, ctx: click.Context):
+        if sys.stdout is None:                 # started with standard output closed (`>&-`): print nowhere
+            sys.stdout = open(os.devnull, "w")
         try:
             done = super().invoke(ctx)
             sys.stdout.flush()                 # a full disk shows here, not in a traceback at exit
@@ -149,10 +151,19 @@ def write_one(file: str, output: str | None, suffix: str, render) -> None:
     echo_problems(results.problems)
     out = Path(output or Path(file).with_suffix(suffix).name)
     if out.suffix.lower() != suffix:
-        click.echo(f"sizing: error: {out}: the output of this command is a {suffix} file; name it so", err=True)
+        click.echo(f"sizing: error: {visible(str(out))}: the output of this command is a {suffix} file; name it so",
+                   err=True)
         sys.exit(EXIT_USAGE)
-    write_or_exit(out, render(results), input_files(results.scenario))
-    click.echo(f"wrote {out}")
+    from .output import same_file
+
+    inputs = input_files(results.scenario)
+    problem = next((f"{out}: refusing to overwrite an input file" for i in inputs if same_file(out, Path(i))), None) \
+        or (f"{out}: {why}" if (why := unwritable(out)) else None)
+    if problem:                               # found before any rendering, not after
+        click.echo(f"sizing: error: {visible(problem)}", err=True)
+        sys.exit(EXIT_OUTPUT)
+    write_or_exit(out, render(results), inputs)
+    click.echo(f"wrote {visible(str(out))}")
 
 
 @main.command()
@@ -202,7 +213,7 @@ def pull(workbook_file: str, file: str | None, dry_run: bool) -> None:
     if dry_run:
         return
     write_or_exit(Path(file), text.encode("utf-8"), ())
-    click.echo(f"wrote {file}")
+    click.echo(f"wrote {visible(file)}")
 
 
 def device_file(path: Path) -> bool:
@@ -288,7 +299,7 @@ def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) 
         click.echo(f"sizing: error: {e}", err=True)
         sys.exit(EXIT_OUTPUT)
     for out, _ in outputs:
-        click.echo(f"wrote {out}")
+        click.echo(f"wrote {visible(str(out))}")
 
 
 @main.command()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .errors import Problem
+from .errors import Problem, visible
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_OUTPUT = 0, 1, 2, 3
 
@@ -49,7 +49,7 @@ def write_or_exit(path: Path, data: bytes, inputs: tuple) -> None:
     try:
         write_atomic(path, data, inputs)
     except OutputError as e:
-        click.echo(f"sizing: error: {e}", err=True)
+        click.echo(f"sizing: error: {visible(str(e))}", err=True)
         sys.exit(EXIT_OUTPUT)
 
 

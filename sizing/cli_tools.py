@@ -11,6 +11,7 @@ import click
 
 from .cli_common import (EXIT_OUTPUT, EXIT_PROBLEMS, EXIT_USAGE, echo_problems, evaluate_or_exit, input_files,
                          unwritable, write_or_exit)
+from .errors import visible
 
 
 @click.command()
@@ -52,8 +53,8 @@ def measure(out: str, chart: str | None, seconds: float, quick: bool, no_acceler
     for line in summary(m):
         click.echo(line)
     for path, _ in files:
-        click.echo(f"wrote {path}")
-    click.echo(f"wrote {picture}")
+        click.echo(f"wrote {visible(str(path))}")
+    click.echo(f"wrote {visible(str(picture))}")
 
 
 @click.command()
@@ -89,7 +90,7 @@ def calibrate(file: str, output: str | None, dry_run: bool) -> None:
         return
     target = Path(output or file)
     write_or_exit(target, text.encode("utf-8"), () if output is None else input_files(results.scenario))
-    click.echo(f"wrote {target}")
+    click.echo(f"wrote {visible(str(target))}")
 
 
 @click.command()
@@ -122,7 +123,7 @@ def init(kind: str, model: str, devices: str, peak: str, precision: str, output:
     for note in notes:
         click.echo(note, err=True)
     write_or_exit(out, text.encode(), ())
-    click.echo(f"wrote {out}; next: add prices, then `sizing evaluate {out}` and `sizing build {out}`")
+    click.echo(f"wrote {visible(str(out))}; next: add prices, then `sizing evaluate {out}` and `sizing build {out}`")
 
 
 @click.command()

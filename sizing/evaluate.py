@@ -90,18 +90,25 @@ class Results:
 
 def comparison_plans(pairs: list[Pair]) -> None:
     """Append the cross-device quantities (speed-up against each other device) to each pair."""
+    by_workload: dict[str, list[Pair]] = {}
+    for p in pairs:
+        by_workload.setdefault(p.workload, []).append(p)
     for c in F.COMPARISONS:
-        for p in pairs:
-            if p.kind not in c.kinds:
-                continue
-            this = plan_ref(p, c.base)
-            for other in pairs:
-                that = plan_ref(other, c.base)
-                if other is p or other.workload != p.workload or this is None or that is None:
+        for group in by_workload.values():          # only a workload's own pairs: linear in the workloads
+            base = [plan_ref(p, c.base) for p in group]
+            for p, this in zip(group, base):
+                if p.kind not in c.kinds:
                     continue
-                d = QuantityDef(f"{c.id}_{other.device}", c.unit, f"{c.description} ({other.device})",
-                                c.kinds, c.fn)
-                p.compared.append(Planned(d, c.fn(this, that), f"{p.workload}/{p.device}/{d.id}"))
+                compare_with(p, this, group, base, c)
+
+
+def compare_with(p: Pair, this: F.Ref | None, group: list[Pair], base: list[F.Ref | None], c) -> None:
+    """Append to p its speed-up against each other device of its workload."""
+    for other, that in zip(group, base):
+        if other is p or this is None or that is None:
+            continue
+        d = QuantityDef(f"{c.id}_{other.device}", c.unit, f"{c.description} ({other.device})", c.kinds, c.fn)
+        p.compared.append(Planned(d, c.fn(this, that), f"{p.workload}/{p.device}/{d.id}"))
 
 
 def plan_ref(p: Pair, qid: str) -> F.Ref | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -205,11 +206,14 @@ def _check(node: Node, path: str, name: str, positive: bool) -> Problem | None:
 
 
 def _shown(node: Node) -> str:
+    """What a config value is: a number or true, false or null as written, never a string's text (a config may
+    hold secrets; its line and column say where to look)."""
     if isinstance(node, Mapping):
         return "an object"
     if isinstance(node, Sequence):
         return "a list"
-    return f"the string \"{node.text}\"" if node.quoted else node.text
+    literal = not node.quoted and re.fullmatch(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?|true|false|null", node.text)
+    return node.text if literal else "a string (not shown)"
 
 
 def _layout_warning(m: Mapping, prefix: str, name: str) -> list[Problem]:

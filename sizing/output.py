@@ -19,12 +19,14 @@ def source_date_epoch() -> int | None:
     """SOURCE_DATE_EPOCH as the reproducible-builds specification defines it (seconds since 1970 in ASCII digits),
     None when unset or empty; a malformed value is a ValueError saying what would be right (the specification asks
     a build to stop on it rather than ignore it)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
     if not epoch:
         return None
-    if not (epoch.isascii() and epoch.isdigit()):
+    if not (epoch.isascii() and epoch.isdigit()) or len(epoch) > 12:
+        if epoch.isascii() and epoch.isdigit():
+            raise ValueError(f"SOURCE_DATE_EPOCH is {epoch[:20]}...: beyond 9999-12-31 (at most {LAST_EPOCH})")
         raise ValueError(f"SOURCE_DATE_EPOCH is {visible(epoch[:40])!r}: expected whole seconds since 1970-01-01 "
-                         "in the digits 0-9, e.g. 1700000000")
+                         "in the digits 0-9 and nothing else, e.g. 1700000000")
     if int(epoch) > LAST_EPOCH:
         raise ValueError(f"SOURCE_DATE_EPOCH is {epoch[:40]}: beyond 9999-12-31 (at most {LAST_EPOCH})")
     return int(epoch)

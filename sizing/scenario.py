@@ -12,8 +12,8 @@ from . import schema as S
 from .errors import Problem
 from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, beside, load_file, load_text, outside, read_file
-from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_parallel,
-                     check_sweep_size, check_traffic, compare_list, explain_foreign_keys, suggest)
+from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_pairs,
+                     check_parallel, check_sweep_size, check_traffic, compare_list, explain_foreign_keys, suggest)
 from .schema import Checker, Entity, Field, Scenario, Value
 from .entries import catalog, default_value, fill_defaults, resolve_from
 from .uncertainty.language import uncertainty_of
@@ -102,6 +102,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     if any(p.level == "error" for p in chk.problems):
         return None, chk.problems
     workloads = alternatives.expand(chk, workloads, lambda w: fill_defaults(w, S.WORKLOAD_FIELDS[w.get("kind")], file))
+    check_pairs(chk, workloads, compare)
     if any(p.level == "error" for p in chk.problems):
         return None, chk.problems
     for m in models.values():

@@ -140,7 +140,7 @@ def test_unwritable_directory_is_exit_3(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     res = CliRunner().invoke(main, ["workbook", str(src), "-o", str(blocker / "x.xlsx")])
-    assert res.exit_code == 3 and "cannot write here" in res.stderr
+    assert res.exit_code == 3 and "cannot write in" in res.stderr and "Not a directory" in res.stderr   # before rendering
 
 
 def test_output_equal_to_input_is_refused_with_exit_3(tmp_path):

@@ -244,3 +244,49 @@ def test_standard_output_on_a_full_disk_is_an_output_error_not_a_traceback(tmp_p
                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
     assert done.returncode == 3 and "Traceback" not in done.stderr
     assert "cannot write the output: No space left on device" in done.stderr
+
+
+def test_standard_output_closed_is_not_a_traceback(tmp_path):
+    done = subprocess.run(f"{sys.executable} -m sizing.cli evaluate {scenario_in(tmp_path)} >&-", shell=True,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+
+
+def test_an_output_path_with_escapes_is_printed_escaped(tmp_path):
+    out = tmp_path / "t\x1b[31mRED\nx.xlsx"
+    done = CliRunner().invoke(main, ["workbook", str(scenario_in(tmp_path)), "-o", str(out)])
+    assert done.exit_code == 0 and out.exists()
+    wrote = [line for line in done.output.splitlines() if line.startswith("wrote ")]
+    assert len(wrote) == 1 and wrote[0].endswith("t\\x1b[31mRED\\nx.xlsx") and "\x1b" not in done.output
+
+
+def test_an_output_that_is_an_input_is_refused_before_rendering(tmp_path):
+    config = ('{"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, '
+              '"intermediate_size": 14336, "vocab_size": 128256, "model_type": "llama"}')
+    (tmp_path / "cfg.pdf").write_text(config)
+    path = scenario_in(tmp_path, "models:\n  m: {config: cfg.pdf}\n")
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "sizing.cli", "report", str(path), "-o", str(tmp_path / "cfg.pdf")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3 and "refusing to overwrite an input file" in done.stderr
+    assert time.monotonic() - start < 2.5                        # no report was rendered first
+    assert (tmp_path / "cfg.pdf").read_text() == config
+
+
+def test_more_workloads_times_devices_than_build_renders_in_a_minute_is_a_located_error():
+    many = "".join(f"  w{i}: {{kind: generate, model: m}}\n" for i in range(65))
+    text = GOOD.split("workloads:")[0] + "workloads:\n" + many + "  more: {kind: generate, model: m}\n"
+    text = text.replace("  gpu:\n", "  cpu:\n    kind: cpu\n    compute: {fp32: 1 TFLOP/s}\n  gpu:\n")
+    _, problems = load_scenario_bytes(text.encode(), "p.yaml")
+    assert [(p.path, p.code) for p in problems] == [("workloads", "out-of-range")]
+    assert "66 workloads (alternatives included) on 2 devices are 132 evaluations; at most 128" in problems[0].message
+
+
+def test_a_string_in_a_config_is_never_quoted_back(tmp_path):
+    (tmp_path / "config.json").write_text('{"model_type": "llama", "hidden_size": "PASSWORD=hunter2", '
+                                          '"num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000, '
+                                          '"intermediate_size": 11008}')
+    done = validate(scenario_in(tmp_path, "models:\n  m: {config: config.json}\n"))
+    assert done.returncode == 1 and "hunter2" not in done.stdout + done.stderr
+    assert "model.config.hidden_size: expected a positive whole number like 4096, got a string (not shown)" \
+        in done.stderr

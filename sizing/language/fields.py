@@ -388,6 +388,7 @@ SWEEP = SweepOf(SWEEP_FIELDS, SWEEP_RANGE)
 MAX_SWEEP_POINTS = 1_000_000      # limits that `build` finishes in under a minute and 2 GB on a 2-core machine:
 MAX_SWEPT = 5_000_000            # sweep points x compared devices (1,000,000 x 5 devices: 45 s, 0.8 GB)
 MAX_COMPARED = 64                # devices compared at once (64: 35 s, 0.5 GB)
+MAX_PAIRS = 128                  # workloads (alternatives included) x compared devices (64 x 2: 35 s, 0.6 GB)
 MAX_GRID_CELLS = 400             # a two-field sweep: each cell is a decision
 
 UNCERTAINTY_FIELDS = (
