@@ -91,7 +91,7 @@ def read_file(path: str | os.PathLike, name: str | None = None) -> tuple[bytes |
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):
             what = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a device, a pipe or a socket)"
-            return None, [Problem(name, 1, 1, "", f"cannot read the file: it is {what}; name a scenario file",
+            return None, [Problem(name, 1, 1, "", f"cannot read the file: it is {what}; name a regular file",
                                   code="not-a-file")]
         with open(path, "rb") as file:
             data = file.read(MAX_BYTES + 1)

@@ -121,11 +121,15 @@ def import_config(chk: Checker, m: Entity, base: Path) -> None:
     if path is None:
         chk.problem(ref, f"models.{m.id}.config", outside(ref.value), "outside-folder")
         return
-    if not path.is_file():
+    if not path.exists():                      # a folder or a pipe is refused by the reader, with its own words
         chk.problem(ref, f"models.{m.id}.config", f"cannot read '{ref.value}': no such file next to the scenario",
                     "file-unreadable")
         return
     fields, problems = read_config(path, str(path))
+    unread = [p for p in problems if p.code in ("not-a-file", "file-unreadable", "file-too-large")]
+    if unread:                                # said where the scenario names it: the file has no line to point at
+        chk.problem(ref, f"models.{m.id}.config", f"cannot use '{ref.value}': {unread[0].message}", unread[0].code)
+        return
     chk.problems.extend(problems)
     sub = Checker(str(path), source=f"config {ref.value}")
     spec = {f.name: f for f in S.MODEL_FIELDS}

@@ -290,3 +290,13 @@ def test_a_string_in_a_config_is_never_quoted_back(tmp_path):
     assert done.returncode == 1 and "hunter2" not in done.stdout + done.stderr
     assert "model.config.hidden_size: expected a positive whole number like 4096, got a string (not shown)" \
         in done.stderr
+
+
+@pytest.mark.parametrize("make", ["folder", "pipe"])
+def test_a_config_that_is_a_folder_or_a_pipe_is_said_so_where_the_scenario_names_it(tmp_path, make):
+    target = tmp_path / "cfg.json"
+    target.mkdir() if make == "folder" else os.mkfifo(target)
+    _, problems = load_scenario(scenario_in(tmp_path, "models:\n  m: {config: cfg.json}\n"))
+    (p,) = problems
+    assert (p.file.endswith("s.yaml"), p.line, p.path, p.code) == (True, 11, "models.m.config", "not-a-file")
+    assert p.message.startswith("cannot use 'cfg.json': cannot read the file: it is ")

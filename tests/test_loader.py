@@ -309,7 +309,7 @@ def test_load_file_missing_path(tmp_path):
 
 
 def test_load_file_on_a_directory(tmp_path):
-    message = "cannot read the file: it is a folder; name a scenario file"
+    message = "cannot read the file: it is a folder; name a regular file"
     assert load_file(tmp_path, "dir") == (None, [Problem("dir", 1, 1, "", message, code="not-a-file")])
 
 

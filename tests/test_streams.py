@@ -33,7 +33,7 @@ def test_a_device_or_a_pipe_is_refused_at_once_with_a_located_line(path, tmp_pat
     done = sizing("validate", path)
     assert done.returncode == 1 and time.perf_counter() - start < 20
     assert done.stderr == f"{path}:1:1: error: cannot read the file: it is not a regular file (a device, a pipe or " \
-                          f"a socket); name a scenario file\n"
+                          f"a socket); name a regular file\n"
 
 
 def test_a_folder_named_as_a_file_is_a_located_line(tmp_path):
