@@ -14,6 +14,7 @@ import yaml
 from yaml.resolver import Resolver
 
 from sizing.errors import Problem
+from sizing.text_policy import FORBIDDEN, FORBIDDEN_RAW, character_name  # noqa: F401  (FORBIDDEN: re-exported)
 
 MAX_BYTES = 200_000        # ~0.8 s of parsing at worst; scenarios are a few kB
 MAX_DEPTH = 32
@@ -174,25 +175,6 @@ def _decode(data: bytes, name: str) -> tuple[str, Problem | None]:
         line, col = _line_col(before, len(before))
         message = f"invalid UTF-8 (byte 0x{data[err.start]:02x}); save the file as UTF-8"
         return "", Problem(name, line, col, "", message, code="bad-encoding")
-
-
-# What no user text may hold, however it is written: control characters other than tab and line feed (a carriage
-# return, ESC, the C1 set), unpaired surrogates, noncharacters (which a workbook cannot store), line and paragraph
-# separators and the bidirectional overrides that make a line read otherwise than it is.
-_NONCHARACTERS = "\ufdd0-\ufdef\ufffe\uffff" + "".join(f"{chr(p * 0x10000 + 0xfffe)}{chr(p * 0x10000 + 0xffff)}"
-                                                      for p in range(1, 17))
-_INVISIBLE = "\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e\u2066-\u2069" + _NONCHARACTERS
-FORBIDDEN = re.compile(f"[\x00-\x08\x0b-\x1f{_INVISIBLE}]")
-# The same in a file's raw text, where a carriage return ends a line (CRLF files) and YAML reads NEL and the
-# line and paragraph separators as line breaks (which would fold them into a space): refused there too.
-FORBIDDEN_RAW = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f{_INVISIBLE}]")
-
-
-def character_name(char: str) -> str:
-    category = unicodedata.category(char)
-    return "a control character" if category == "Cc" else "a noncharacter" if category == "Cn" else \
-        "an unpaired surrogate" if category == "Cs" else "a line separator" if category in ("Zl", "Zp") else \
-        "a direction override"
 
 
 def _bad_character(text: str, name: str) -> Problem | None:
