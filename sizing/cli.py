@@ -14,7 +14,7 @@ import click
 
 from . import __version__
 from .cli_common import (EXIT_OK, EXIT_OUTPUT, EXIT_PROBLEMS, EXIT_USAGE, echo_problems, evaluate_or_exit,
-                         input_files, unwritable, write_or_exit)
+                         input_files, unwritable, write_all_or_exit, write_or_exit)
 from .cli_tools import calibrate, diff, init, measure
 from .errors import Problem, visible
 
@@ -154,11 +154,10 @@ def write_one(file: str, output: str | None, suffix: str, render) -> None:
         click.echo(f"sizing: error: {visible(str(out))}: the output of this command is a {suffix} file; name it so",
                    err=True)
         sys.exit(EXIT_USAGE)
-    from .output import same_file
+    from .output import overwrites_input
 
     inputs = input_files(results.scenario)
-    problem = next((f"{out}: refusing to overwrite an input file" for i in inputs if same_file(out, Path(i))), None) \
-        or (f"{out}: {why}" if (why := unwritable(out)) else None)
+    problem = overwrites_input(out, inputs) or (f"{out}: {why}" if (why := unwritable(out)) else None)
     if problem:                               # found before any rendering, not after
         click.echo(f"sizing: error: {visible(problem)}", err=True)
         sys.exit(EXIT_OUTPUT)
@@ -251,9 +250,7 @@ def scenario_files(paths: tuple[str, ...]) -> list[Path]:
               "(default: the processors this process may use; 1: in this process).")
 def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) -> None:
     """Write the workbook and the report of each scenario (files, or every .yaml in folders)."""
-    from .errors import OutputError
     from .evaluate import evaluate as run_engine
-    from .output import write_all
     from .scenario import load_scenario
 
     files = scenario_files(paths)
@@ -267,7 +264,7 @@ def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) 
         stems[f.stem] = f
     problem = unwritable(Path(out_dir) / "build.check")
     if problem:                           # found before any rendering, not after
-        click.echo(f"sizing: error: {out_dir}: {problem}", err=True)
+        click.echo(f"sizing: error: {visible(out_dir)}: {visible(problem)}", err=True)
         sys.exit(EXIT_OUTPUT)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     jobs = min(jobs or cores, len(files))
@@ -293,11 +290,7 @@ def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) 
     if tty:
         click.echo("\r\x1b[K", err=True, nl=False)
     inputs = tuple(sorted({i for scn in loaded for i in input_files(scn)}))   # no output replaces any scenario's input
-    try:
-        write_all(outputs, inputs)            # all or none: a failed write leaves the previous set
-    except OutputError as e:
-        click.echo(f"sizing: error: {e}", err=True)
-        sys.exit(EXIT_OUTPUT)
+    write_all_or_exit(outputs, inputs)        # all or none: a failed write leaves the previous set
     for out, _ in outputs:
         click.echo(f"wrote {visible(str(out))}")
 

@@ -43,11 +43,16 @@ def evaluate_or_exit(path: str, strict: bool = False):
 
 
 def write_or_exit(path: Path, data: bytes, inputs: tuple) -> None:
+    write_all_or_exit([(path, data)], inputs)
+
+
+def write_all_or_exit(items: list[tuple[Path, bytes]], inputs: tuple) -> None:
+    """Write every (path, data) or none (output.write_all); an output error is one escaped line and exit 3."""
     from .errors import OutputError
-    from .output import write_atomic
+    from .output import write_all
 
     try:
-        write_atomic(path, data, inputs)
+        write_all(items, inputs)
     except OutputError as e:
         click.echo(f"sizing: error: {visible(str(e))}", err=True)
         sys.exit(EXIT_OUTPUT)
@@ -78,5 +83,4 @@ def input_files(scn) -> tuple[str, ...]:
     """Files an output must never replace: the scenario and every file it reads (records, config.json files, device
     files: each value knows the file it was read from)."""
     entities = [*scn.devices.values(), *scn.models.values(), *scn.workloads.values(), *scn.benchmarks]
-    return (scn.file, *sorted({v.file for e in entities for v in e.values.values()
-                               if v.file and not v.file.startswith("catalog")} - {scn.file}))
+    return (scn.file, *sorted({v.file for e in entities for v in e.values.values() if v.file} - {scn.file}))

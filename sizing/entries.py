@@ -10,7 +10,7 @@ from pathlib import Path
 from . import schema as S
 from .checks import suggest
 from .errors import Problem
-from .loader import Mapping, beside, load_file, outside
+from .loader import Mapping, Node, beside, load_file, outside
 from .schema import CATALOG_DIR, Checker, Entity, Field, Value
 
 FILE_SUFFIXES = (".yaml", ".yml")
@@ -99,12 +99,20 @@ def resolve_from(chk: Checker, devices: dict, models: dict, base: Path) -> dict[
     return used
 
 
+def named_file(chk: Checker, at: Value | Node, text: str, base: Path, path: str) -> Path | None:
+    """The file a scenario names at `path` (`config:`, a record's `file:`, `from: FILE.yaml`), or None after an
+    `outside-folder` problem when it lies outside the scenario's folder."""
+    target = beside(base, text)
+    if target is None:
+        chk.problem(at, path, outside(text), "outside-folder")
+    return target
+
+
 def device_file(chk: Checker, ref: Value, base: Path, path: str, ent: Entity) -> Entity | None:
     """A device entry read from a file beside the scenario, checked like one (its problems located in that file),
     each figure labelled with its own source line."""
-    target = beside(base, ref.value)
+    target = named_file(chk, ref, ref.value, base, path)
     if target is None:
-        chk.problem(ref, path, outside(ref.value), "outside-folder")
         return None
     node, problems = load_file(target, name=str(target))
     if problems or not isinstance(node, Mapping):

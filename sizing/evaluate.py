@@ -188,11 +188,12 @@ def take_sweeps(results: Results, problems_only: bool) -> None:
     from .sweeps import grids, size_crossovers, sweep, swept   # sweeps re-run the pairs this module defines
 
     scn, s = results.scenario, results.scenario.sweep
+    env = results.input_values()
     if s is not None:
         if problems_only:
             found = swept(scn, results.inputs)
         elif s.by is None:
-            results.sweeps = sweep(scn, results.inputs, results.pairs, results.input_values())
+            results.sweeps = sweep(scn, results.inputs, results.pairs, env)
             found = bool(results.sweeps)
         else:
             results.grids = grids(scn, results)
@@ -203,7 +204,7 @@ def take_sweeps(results: Results, problems_only: bool) -> None:
                                             f"no compared workload has {fields} to sweep; nothing was swept",
                                             "warning", code="nothing-swept"))
     if not problems_only:
-        results.crossovers = size_crossovers(scn, results.pairs, results.input_values(), results.sweeps)
+        results.crossovers = size_crossovers(scn, results.pairs, env, results.sweeps)
 
 
 def benchmark_pairs(binder: Binder, scn: Scenario, pairs: list[Pair]) -> list[Pair]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import Problem
-from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text, read_file
+from .loader import Mapping, Node, Scalar, Sequence, load_text, read_file
 from .units import UnitError, parse_number
 
 PATH = "model.config"
@@ -93,10 +93,11 @@ def read_config(path: Path, name: str) -> tuple[dict[str, Located], list[Problem
 
 
 def _load(path: Path, name: str) -> tuple[Node | None, list[Problem]]:
-    node, problems = load_file(path, name)
-    if node is None and any("'\\t'" in p.message for p in problems):
+    node, (data, problems) = None, read_file(path, name)          # read once, with the bound
+    if data is not None:
+        node, problems = load_text(data, name)
+    if node is None and data is not None and any("'\\t'" in p.message for p in problems):
         # JSON allows tabs between tokens and never inside strings, YAML does not: a space reads the same.
-        data, _ = read_file(path, name)                   # bounded, a regular file: as load_file read it
         node, problems = load_text(data.replace(b"\t", b" "), name)
     # The loader's wording speaks of scenarios.
     return node, [replace(p, message="the file is empty; expected a JSON object") if p.code == "empty-file"

@@ -22,13 +22,12 @@ def source_date_epoch() -> int | None:
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
     if not epoch:
         return None
-    if not (epoch.isascii() and epoch.isdigit()) or len(epoch) > 12:
-        if epoch.isascii() and epoch.isdigit():
-            raise ValueError(f"SOURCE_DATE_EPOCH is {epoch[:20]}...: beyond 9999-12-31 (at most {LAST_EPOCH})")
+    if not (epoch.isascii() and epoch.isdigit()):
         raise ValueError(f"SOURCE_DATE_EPOCH is {visible(epoch[:40])!r}: expected whole seconds since 1970-01-01 "
                          "in the digits 0-9 and nothing else, e.g. 1700000000")
-    if int(epoch) > LAST_EPOCH:
-        raise ValueError(f"SOURCE_DATE_EPOCH is {epoch[:40]}: beyond 9999-12-31 (at most {LAST_EPOCH})")
+    if len(epoch) > 12 or int(epoch) > LAST_EPOCH:      # int() of thousands of digits is itself refused
+        shown = f"{epoch[:20]}..." if len(epoch) > 12 else epoch
+        raise ValueError(f"SOURCE_DATE_EPOCH is {shown}: beyond 9999-12-31 (at most {LAST_EPOCH})")
     return int(epoch)
 
 
@@ -75,14 +74,18 @@ def write_atomic(path: str | Path, data: bytes, inputs: tuple[str | Path, ...] =
     write_all([(Path(path), data)], inputs)
 
 
+def overwrites_input(path: Path, inputs: tuple[str | Path, ...]) -> str | None:
+    """Why `path` may not be written (it is one of `inputs`, also through a symlink), or None."""
+    return next((f"{path}: refusing to overwrite an input file" for src in inputs if same_file(path, Path(src))), None)
+
+
 def write_all(items: list[tuple[Path, bytes]], inputs: tuple[str | Path, ...] = ()) -> None:
     """Write every (path, data) or none: each is staged in a temporary file beside it and fsynced, and only when
     all are staged are they renamed into place (a full disk or a failed write leaves the previous outputs and no
     temporary file). Refuses to write over any of `inputs`; raises OutputError."""
     for path, _ in items:
-        for src in inputs:
-            if same_file(path, Path(src)):
-                raise OutputError(f"{path}: refusing to overwrite an input file")
+        if refusal := overwrites_input(path, inputs):
+            raise OutputError(refusal)
     staged: list[tuple[str, Path]] = []
     try:
         for path, data in items:

@@ -11,11 +11,11 @@ from . import kinds as K
 from . import schema as S
 from .errors import Problem
 from .hfconfig import read_config
-from .loader import Mapping, Node, Scalar, Sequence, beside, load_file, load_text, outside, read_file
+from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text, read_file
 from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_pairs,
                      check_parallel, check_sweep_size, check_traffic, compare_list, explain_foreign_keys, suggest)
 from .schema import Checker, Entity, Field, Scenario, Value
-from .entries import catalog, default_value, fill_defaults, resolve_from
+from .entries import catalog, default_value, fill_defaults, named_file, resolve_from
 from .uncertainty.language import uncertainty_of
 
 __all__ = ["Sweep", "catalog", "load_scenario", "load_scenario_bytes", "sha256"]
@@ -117,9 +117,8 @@ def import_config(chk: Checker, m: Entity, base: Path) -> None:
     ref = m.values.pop("config", None)
     if ref is None:
         return
-    path = beside(base, ref.value)
+    path = named_file(chk, ref, ref.value, base, f"models.{m.id}.config")
     if path is None:
-        chk.problem(ref, f"models.{m.id}.config", outside(ref.value), "outside-folder")
         return
     if not path.exists():                      # a folder or a pipe is refused by the reader, with its own words
         chk.problem(ref, f"models.{m.id}.config", f"cannot read '{ref.value}': no such file next to the scenario",
@@ -356,9 +355,8 @@ def benchmarks(chk: Checker, node: Node | None, base: Path) -> list[Entity]:
 
 def record_file(chk: Checker, base: Path, f: Scalar, path: str, ent: Entity) -> None:
     """Read a JSON benchmark record (the reference's format) into the entity."""
-    target = beside(base, f.text)
+    target = named_file(chk, f, f.text, base, f"{path}.file")
     if target is None:
-        chk.problem(f, f"{path}.file", outside(f.text), "outside-folder")
         return
     node, probs = load_file(target, name=str(target))
     if probs:

@@ -300,3 +300,17 @@ def test_a_config_that_is_a_folder_or_a_pipe_is_said_so_where_the_scenario_names
     (p,) = problems
     assert (p.file.endswith("s.yaml"), p.line, p.path, p.code) == (True, 11, "models.m.config", "not-a-file")
     assert p.message.startswith("cannot use 'cfg.json': cannot read the file: it is ")
+
+
+def test_every_file_a_scenario_reads_is_an_input_whatever_its_name(tmp_path, monkeypatch):
+    """A device file named like the catalog (`catalog-lab.yaml`, read relative to the working folder) is an
+    input like any other: no output may replace it."""
+    from sizing.cli_common import input_files
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "catalog-lab.yaml").write_text("kind: gpu\nmemory: 80 GB\nmemory_bandwidth: 2 TB/s\n"
+                                               "compute: {bf16: 200 TFLOP/s}\n")
+    (tmp_path / "s.yaml").write_text(GOOD.replace("  gpu:\n    kind: gpu\n", "  gpu:\n    from: catalog-lab.yaml\n"))
+    scn, problems = load_scenario("s.yaml")
+    assert scn is not None, problems
+    assert input_files(scn) == ("s.yaml", "catalog-lab.yaml")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..loader import Mapping, Node, Scalar, Sequence, load_file
+from ..text_policy import FORBIDDEN
 from ..units import FRACTION_LIKE, KINDS, UnitError, parse_fraction, parse_number, parse_quantity
 
 if TYPE_CHECKING:
@@ -22,7 +23,6 @@ CATALOG_DIR = Path(__file__).parents[1] / "catalog"
 MAX_TEXT = 4000
 SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]*$")         # Python: fullmatch (a $ also matches before a final newline)
 DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")       # tab and line feed are text
 
 # -- what the JSON Schema accepts as text: the checker's grammar, written as ECMA-262 patterns ------------
 # A decimal without the leading zeros YAML 1.1 reads as octal.
@@ -293,7 +293,8 @@ class Prose(Text):
 
 
 def checked_text(text: str) -> str:
-    if CONTROL.search(text):
+    """The text policy (text_policy.FORBIDDEN, which the loader also applies to every scalar) and the length."""
+    if FORBIDDEN.search(text):
         raise UnitError("contains a control character or an unpaired surrogate; remove it", "control-character")
     if len(text) > MAX_TEXT:
         raise UnitError(f"is {len(text):,} characters long; the limit is {MAX_TEXT:,}", "text-too-long")
