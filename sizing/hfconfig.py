@@ -47,7 +47,7 @@ NOT_TRANSFORMERS = ("mamba", "rwkv", "recurrent_gemma", "recurrentgemma", "xlstm
 class Layout:
     """How a model family lays out its weights, where the config does not say."""
 
-    kind: str = "decoder"             # "decoder" (Llama-like), "encoder" (BERT-like) or "gpt2"
+    kind: str = "decoder"             # "decoder" (Llama-like), "encoder" (BERT-like), "gpt2" or "gptj"
     norms_per_layer: int = 2          # RMSNorm weight vectors per layer
     qkv_bias: bool = False            # Qwen2 always has q/k/v biases (its config has no flag)
     tied: bool = False                # the family's default for an absent tie_word_embeddings
@@ -64,6 +64,7 @@ LAYOUTS: dict[str, Layout] = {
     "deepseek_v2": Layout(active_with_embedding=False), "deepseek_v3": Layout(active_with_embedding=False),
     "bert": Layout(kind="encoder"), "roberta": Layout(kind="encoder"), "xlm-roberta": Layout(kind="encoder"),
     "gpt2": Layout(kind="gpt2", tied=True), "gpt_bigcode": Layout(kind="gpt2", tied=True),
+    "gptj": Layout(kind="gptj"),
 }
 
 
@@ -142,7 +143,7 @@ def _fields(m: Mapping, prefix: str, name: str) -> tuple[dict[str, Located], lis
     """Each of our keys the config gives, checked as a positive whole number, with the derived defaults."""
     fields, problems = {}, []
     # GPT-2 leaves n_inner null for 4 x hidden; every other layout needs the width to count parameters.
-    optional = ("intermediate",) if LAYOUTS.get(_text(m.get("model_type")), Layout()).kind == "gpt2" else ()
+    optional = ("intermediate",) if LAYOUTS.get(_text(m.get("model_type")), Layout()).kind in ("gpt2", "gptj") else ()
     for key, aliases in ALIASES.items():
         found = _first(m, aliases)
         if found is None:
@@ -260,6 +261,8 @@ def parameter_count(fields: dict) -> tuple[int, int | None]:
         return _encoder(cfg), None
     if layout.kind == "gpt2":
         return _gpt2(cfg), None
+    if layout.kind == "gptj":
+        return _gptj(cfg), None
     return _decoder(cfg, layout)
 
 
@@ -359,3 +362,13 @@ def _gpt2(cfg: dict) -> int:
     mlp = 2 * hidden * intermediate + intermediate + hidden
     embeddings = (vocab + _n(cfg, *ALIASES["context"])) * hidden
     return embeddings + layers * (attention + mlp + 4 * hidden) + 2 * hidden
+
+
+def _gptj(cfg: dict) -> int:
+    """GPT-J: rotary positions, one LayerNorm per layer (attention and MLP in parallel), bias-free attention
+    projections, a 2-matrix MLP with biases, an untied lm_head with a bias."""
+    vocab, hidden, layers, heads, _, head_dim = _dims(cfg)
+    intermediate = _n(cfg, *ALIASES["intermediate"], default=4 * hidden)
+    attention = 4 * hidden * heads * head_dim
+    mlp = 2 * hidden * intermediate + intermediate + hidden
+    return vocab * hidden + layers * (attention + mlp + 2 * hidden) + 2 * hidden + hidden * vocab + vocab

@@ -48,6 +48,8 @@ EXTRA = {
     "bert-base-uncased": {"model_type": "bert", "type_vocab_size": 2},
     "bert-large-uncased": {"model_type": "bert", "type_vocab_size": 2},
     "all-minilm-l6-v2": {"model_type": "bert", "type_vocab_size": 2},
+    "gpt-j-6b": {"model_type": "gptj", "n_inner": None, "tie_word_embeddings": False},
+    "gpt-3-175b": {"model_type": "gpt2"},            # learned positions, biases, tied logits: GPT-2's layout
 }
 
 ARCHITECTURES = sorted(mid for mid, m in catalog()[1].items() if m.has("layers"))

@@ -23,9 +23,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.choose:
         from .choose import choose, write
-        figs, evidence, floor = choose()
-        write(figs, evidence, floor)
-        print(f"layer_overhead {floor:g} us")
+        figs, evidence = choose()
+        write(figs, evidence)
         for fam, f in figs.items():
             print(fam, {n: round(v, 6) for n, v in f.items()})
         return
@@ -34,8 +33,8 @@ def main(argv: list[str] | None = None) -> None:
 
 def with_tables(text: str, table: str) -> str:
     """`text` with the summary and the per-record tables replaced between their HTML-comment markers."""
-    summary, _, records = table.partition("\n\nFor a time")
-    for tag, body in (("accuracy-summary", summary), ("accuracy-records", "For a time" + records)):
+    summary, _, records = table.partition("\n\nIn the table of every record, for a time")
+    for tag, body in (("accuracy-summary", summary), ("accuracy-records", "In the table of every record, for a time" + records)):
         pattern = re.compile(rf"(<!-- {tag}[^>]*-->\n).*?(\n<!-- /{tag} -->)", re.S)
         if not pattern.search(text):
             raise SystemExit(f"no <!-- {tag} --> markers in the file")

@@ -6,8 +6,8 @@ family with fewer than MIN_RECORDS calibration records for a figure takes the me
 (said so in its basis). Three passes let the figures settle, since each record's implied value depends
 on the others. The efficiencies and the latency floor trade against each other, so each is read where
 the other weighs little: efficiencies from the records whose floor is under FLOOR_LITTLE of their time,
-the floor (one figure for every family: the records do not tell families apart) as the median of the
-floors implied by the records where it is over FLOOR_MUCH. Held-out records are never used.
+the floor (per family, by the same rule) as the median of the floors implied by the records where it is
+over FLOOR_MUCH. Held-out records are never used.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import yaml
 
 from ..catalog import HERE, family_defaults, measurements
 from ..binding import figure
-from .records import SKIP, TIMES, family_of, figure_of, held_out, narrow, predict
+from .records import TIMES, family_of, figure_of, held_out, narrow, predict, skipped
 
 MIN_RECORDS = 3
 FLOOR_LITTLE = 0.15
@@ -95,7 +95,7 @@ def implied_floor(r: dict, figs: dict[str, float]) -> float:
 
 def calibration_records() -> list[dict]:
     out = held_out(measurements())
-    return [r for r in measurements() if r["id"] not in SKIP and r["id"] not in out]
+    return [r for r in measurements() if not skipped(r) and r["id"] not in out]
 
 
 def floor_share(r: dict, figs: dict[str, float]) -> float:
@@ -130,44 +130,58 @@ def round5(x: float) -> float:
     return round(x * 20) / 20
 
 
-def floor(figs: dict[str, dict[str, float]]) -> tuple[float, list[tuple[str, float]]]:
-    """The median floor the batch-1 calibration records imply, and each record's."""
-    found = [(r["id"], implied_floor(r, figs[family_of(r)])) for r in calibration_records()
-             if r["category"] in FLOOR_CATEGORIES and floor_share(r, figs[family_of(r)]) >= FLOOR_MUCH]
-    return statistics.median(x for _, x in found), found
+def floor(figs: dict[str, dict[str, float]]) -> tuple[dict[str, float], dict]:
+    """Per family, the median floor its batch-1 calibration records imply (the median over every family where it
+    has fewer than MIN_RECORDS), and the evidence: (family, 'layer_overhead') -> [(record, floor)]."""
+    evidence: dict[tuple[str, str], list[tuple[str, float]]] = {}
+    for r in calibration_records():
+        fam = family_of(r)
+        if r["category"] in FLOOR_CATEGORIES and floor_share(r, figs[fam]) >= FLOOR_MUCH:
+            evidence.setdefault((fam, "layer_overhead"), []).append((r["id"], implied_floor(r, figs[fam])))
+    pooled = [x for xs in evidence.values() for _, x in xs]
+    own = {fam: [x for _, x in evidence.get((fam, "layer_overhead"), [])] for fam in FAMILIES}
+    return {fam: statistics.median(xs if len(xs) >= MIN_RECORDS else pooled) for fam, xs in own.items()}, evidence
 
 
-def choose() -> tuple[dict, dict, float]:
+def choose() -> tuple[dict, dict]:
+    """The family figures (SI) and their evidence: (family, figure) -> [(record, implied value)]."""
     figs = {fam: {**f, "layer_overhead": FLOOR_START} for fam, f in figures_now().items()}
     for _ in range(PASSES):
         figs, evidence = one_pass(figs)
-        overhead, found = floor(figs)
-        figs = {fam: {**f, "layer_overhead": overhead} for fam, f in figs.items()}
-    evidence[("*", "layer_overhead")] = found
-    return figs, evidence, round(overhead * 1e6)
+        overhead, floors = floor(figs)
+        figs = {fam: {**f, "layer_overhead": overhead[fam]} for fam, f in figs.items()}
+    return figs, {**evidence, **floors}
 
 
-def write(figs: dict, evidence: dict, floor_us: float, path: Path = HERE / "defaults.yaml") -> None:
+def deciles(xs: list[float]) -> tuple[float, float]:
+    """The 10th and 90th percentiles of `xs` (inclusive method: within the spread even for three values)."""
+    cuts = statistics.quantiles(xs, n=10, method="inclusive")
+    return cuts[0], cuts[-1]
+
+
+def write(figs: dict, evidence: dict, path: Path = HERE / "defaults.yaml") -> None:
     """defaults.yaml: each figure with the records it was read from and their spread."""
     out = {}
     for fam in FAMILIES:
         entry = {}
-        for name in CHOSEN:
+        for name in (*CHOSEN, "layer_overhead"):
             own = evidence.get((fam, name), [])
             used = own if len(own) >= MIN_RECORDS else [e for (f, n), xs in evidence.items() if n == name for e in xs]
             xs = [x for _, x in used]
             few = {0: f"no {fam} record", 1: f"one {fam} record"}.get(len(own), f"only {len(own)} {fam} records")
             how = "median" if used is own else f"median over every family ({few})"
+            if name == "layer_overhead":
+                entry[name] = {"value": f"{round(figs[fam][name] * 1e6):g} us",
+                               "basis": f"{how} of the floors {len(xs)} batch-1 measurements imply where the floor "
+                                        f"weighs (decode, time to first token, encoder latency), spread "
+                                        f"{min(xs) * 1e6:.0f}-{max(xs) * 1e6:.0f} us",
+                               "records": sorted(i for i, _ in used)}
+                continue
+            lo, hi = deciles(xs)
             entry[name] = {"value": f"{figs[fam][name] * 100:.0f} %",
-                           "basis": f"{how} of {len(xs)} published measurements, spread {min(xs):.0%}-{max(xs):.0%}",
+                           "basis": f"{how} of {len(xs)} published measurements, spread {min(xs):.0%}-{max(xs):.0%} "
+                                    f"(10th-90th percentile {lo:.0%}-{hi:.0%})",
                            "records": sorted(i for i, _ in used)}
-        floors = [x for _, x in evidence[("*", "layer_overhead")]]
-        entry["layer_overhead"] = {"value": f"{floor_us:g} us",
-                                   "basis": f"median of the floors {len(floors)} batch-1 measurements imply where the "
-                                            f"floor weighs (decode, time to first token, encoder latency; every "
-                                            f"family), spread "
-                                            f"{min(floors) * 1e6:.0f}-{max(floors) * 1e6:.0f} us",
-                                   "records": sorted(i for i, _ in evidence[("*", "layer_overhead")])}
         entry["memory_reserve"] = dict(RESERVE)
         out[fam] = entry
     head = (HERE / "defaults.yaml").read_text().split("families:")[0]      # the comment above stays

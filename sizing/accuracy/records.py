@@ -49,7 +49,7 @@ ASSUME = {
                                                     "sequence_length": 8192,
                                                     "parallel": {"tensor": 8, "pipeline": 16, "micro_batches": 128}},
 }
-# Records not predicted, and why.
+# Records not predicted, and why (a record may also say so itself: `skip: why`).
 SKIP = {
     "mlperf-v4.1-b200x1-llama-2-70b-offline": "precision not stated (FP4 by NVIDIA's account, unverified)",
     "mlperf-v4.1-h100x8-mixtral-8x7b-offline": "prompt and output lengths of the mixed dataset not stated",
@@ -64,9 +64,27 @@ BATCH_CAP = 1024             # a runtime's largest batch when the record does no
 TRAIN_STEPS = 100            # steps simulated for a training-throughput record
 
 
+def assumed(r: dict) -> dict:
+    """What record `r`'s prediction assumes where its source is silent: ASSUME's entry, or the record's own
+    `assume:` block (which may also name the quantity to `read`, e.g. a continuous-batching runtime's time between
+    tokens rather than the decode step)."""
+    return {**ASSUME.get(r["id"], {}), **(r.get("assume") or {})}
+
+
+def skipped(r: dict) -> str | None:
+    """Why record `r` is not predicted, if it is not."""
+    return SKIP.get(r["id"]) or r.get("skip")
+
+
 def workload_of(r: dict) -> tuple[dict, str, float]:
     """The workload that predicts record `r`, the quantity to read, and the factor turning it into the metric."""
-    a = {**r, **ASSUME.get(r["id"], {})}
+    w, qid, factor = _workload_of(r)
+    read = assumed(r).get("read")
+    return (w, read, factor) if read else (w, qid, factor)
+
+
+def _workload_of(r: dict) -> tuple[dict, str, float]:
+    a = {**r, **assumed(r)}
     model = MODELS.get(a["model"], a["model"])
     metric, cat = a["metric"], a["category"]
     precision = a.get("precision") or "bf16"
@@ -172,7 +190,7 @@ def train_efficiency(r: dict, device_fields: dict) -> float:
 def narrow(r: dict) -> bool:
     """Whether the record's arithmetic is 8-bit or narrower (a weight-only format computes in 16 bits)."""
     from ..schema import PRECISION_BYTES, compute_precision
-    precision = ASSUME.get(r["id"], {}).get("precision") or r.get("precision") or "bf16"
+    precision = assumed(r).get("precision") or r.get("precision") or "bf16"
     return PRECISION_BYTES[compute_precision(precision)] <= 1
 
 
