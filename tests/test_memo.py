@@ -107,6 +107,9 @@ def test_the_glossary_lists_the_terms_that_appear():
     found = dict(terms_in("The decode step is memory-bound; the KV cache grows with the batch (p95 latency)."))
     assert set(found) == {"decode", "memory-bound", "KV cache", "batch", "95th percentile (p95)", "latency"}
     assert "expert" not in " ".join(found) and not terms_in("expert_parallel 1")    # an id is not a word
+    ranges = dict(terms_in("price: triangular, 1.30 to 2.40; peak traffic: lognormal, median 5"))
+    assert ranges["triangular range"].startswith("an uncertain input drawn between a low and a high value")
+    assert "95th percentile" in ranges["lognormal range"]
     assert list(found) == sorted(found, key=str.lower)
 
 

@@ -91,6 +91,12 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "how the result moves when each assumption is moved by a quarter, one at a time"),
     ("SHA-256", r"sha-256",
      "a fingerprint of a file: any change to the scenario changes it"),
+    ("triangular range", r"triangular",
+     "an uncertain input drawn between a low and a high value, most often near the most likely one; never "
+     "outside the two ends"),
+    ("lognormal range", r"lognormal",
+     "an uncertain input given by its median and its 95th percentile: never negative, with a long tail of high "
+     "values (one chance in twenty above the 95th percentile)"),
     ("time between tokens", r"time between tokens|per-token time|between tokens",
      "the gap a user sees between two words (tokens) of the answer as it streams"),
     ("time to first token (TTFT)", r"time to first token|\bttft\b",
