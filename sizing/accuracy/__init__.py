@@ -6,8 +6,8 @@
 
 Each record becomes a one-pair scenario (its device from the catalog, its model, precision, batch,
 lengths and parallel layout; what the source leaves out is stated in the record's `assume:` block or in
-records.ASSUME) evaluated at the device family's defaults; a record with `skip: why` is not predicted. Records whose index within their category is 2 mod 3 are held out: no
-default was chosen from them.
+records.ASSUME) evaluated at the device family's defaults; a record with `skip: why` is not predicted.
+Records whose index within their category is 2 mod 3 are held out: no default was chosen from them.
 """
 
 from .records import predict

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import __doc__ as DOC
 from ..catalog import HERE
-from .table import markdown, rows, speeds
+from .table import RECORDS_NOTE, markdown, rows, speeds
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -33,8 +33,8 @@ def main(argv: list[str] | None = None) -> None:
 
 def with_tables(text: str, table: str) -> str:
     """`text` with the summary and the per-record tables replaced between their HTML-comment markers."""
-    summary, _, records = table.partition("\n\nIn the table of every record, for a time")
-    for tag, body in (("accuracy-summary", summary), ("accuracy-records", "In the table of every record, for a time" + records)):
+    summary, _, records = table.partition(f"\n\n{RECORDS_NOTE}")
+    for tag, body in (("accuracy-summary", summary), ("accuracy-records", RECORDS_NOTE + records)):
         pattern = re.compile(rf"(<!-- {tag}[^>]*-->\n).*?(\n<!-- /{tag} -->)", re.S)
         if not pattern.search(text):
             raise SystemExit(f"no <!-- {tag} --> markers in the file")

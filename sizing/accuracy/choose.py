@@ -20,7 +20,7 @@ import yaml
 
 from ..catalog import HERE, family_defaults, measurements
 from ..binding import figure
-from .records import TIMES, family_of, figure_of, held_out, narrow, predict, skipped
+from .records import FAMILIES, TIMES, family_of, figure_of, held_out, narrow, predict, skipped
 
 MIN_RECORDS = 3
 FLOOR_LITTLE = 0.15
@@ -29,7 +29,6 @@ FLOOR_START = 30e-6        # s per layer: the provisional floor the shares are f
 PASSES = 3
 FLOOR_MAX = 1e-3           # s per layer: the bisection's upper end
 FLOOR_CATEGORIES = ("decode_batch1", "ttft", "encoder_latency")
-FAMILIES = ("gpu", "tpu", "accelerator", "cpu", "npu")
 CHOSEN = ("efficiency", "efficiency_8bit", "bandwidth_efficiency", "train_efficiency", "train_efficiency_8bit")
 RESERVE = {"value": "10 %", "basis": "vLLM's default gpu_memory_utilization of 0.9 (runtime context, allocator "
            "slack and CUDA graphs in the other 10 %); TensorRT-LLM and JetStream keep a similar margin"}

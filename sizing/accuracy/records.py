@@ -54,6 +54,7 @@ SKIP = {
     "mlperf-v4.1-b200x1-llama-2-70b-offline": "precision not stated (FP4 by NVIDIA's account, unverified)",
     "mlperf-v4.1-h100x8-mixtral-8x7b-offline": "prompt and output lengths of the mixed dataset not stated",
 }
+FAMILIES = ("gpu", "tpu", "accelerator", "cpu", "npu")                  # the device kinds defaults are chosen for
 TIMES = ("ttft_ms", "ms_per_output_token", "latency_ms", "gpu_hours")   # metrics where lower is faster
 # The family figure each category's records inform.
 INFORMS = {"decode_batch1": "bandwidth_efficiency", "throughput_large_batch": "bandwidth_efficiency",
@@ -209,5 +210,10 @@ def device_of(r: dict) -> str:
 
 
 def family_of(r: dict) -> str:
+    return family(device_of(r))
+
+
+def family(device: str) -> str:
+    """A catalog device's family (its kind)."""
     from ..scenario import catalog
-    return catalog()[0][device_of(r)].get("kind")
+    return catalog()[0][device].get("kind")

@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 
 from ..catalog import measurements
-from .records import TIMES, device_of, held_out, predict, skipped
+from .records import FAMILIES, TIMES, device_of, family, held_out, predict, skipped
 
 
 @dataclass(frozen=True)
@@ -62,36 +62,24 @@ class Summary:
     held_worst: float
 
 
+def spread(name: str, rows: list[Row]) -> Summary:
+    """Median and worst predicted / measured speed (above 1: the prediction is faster than measured, for times and
+    rates alike) of the predicted `rows`, on all of them and on the held-out ones."""
+    fast = [1 / r.speed for r in rows if r.speed]
+    held = [1 / r.speed for r in rows if r.speed and r.held_out]
+    return Summary(name, len(fast), statistics.median(fast), worst(fast), len(held),
+                   statistics.median(held) if held else math.nan, worst(held))
+
+
 def summary(table: list[Row]) -> list[Summary]:
-    """Per category: median and worst predicted / measured speed (above 1: the prediction is faster than
-    measured, for times and rates alike), on all records and on the held-out ones."""
-    out = []
-    for cat in dict.fromkeys(r.category for r in table):
-        ratios = [1 / r.speed for r in table if r.category == cat and r.speed]
-        held = [1 / r.speed for r in table if r.category == cat and r.speed and r.held_out]
-        out.append(Summary(cat, len(ratios), statistics.median(ratios), worst(ratios), len(held),
-                           statistics.median(held) if held else math.nan, worst(held)))
-    return out
-
-
-def family(device: str) -> str:
-    """The device's family (its kind in the catalog)."""
-    from ..scenario import catalog
-    return catalog()[0][device].get("kind")
+    """Per category: the spread of its records."""
+    return [spread(cat, [r for r in table if r.category == cat]) for cat in dict.fromkeys(r.category for r in table)]
 
 
 def by_family(table: list[Row]) -> list[Summary]:
-    """Per device family, over every category: median and worst predicted / measured speed (above 1: the
-    prediction is faster than measured), on all records and on the held-out ones."""
-    out = []
-    for fam in ("gpu", "accelerator", "tpu", "cpu", "npu"):
-        rows = [r for r in table if r.speed and family(r.device) == fam]
-        fast = [1 / r.speed for r in rows]
-        held = [1 / r.speed for r in rows if r.held_out]
-        if fast:
-            out.append(Summary(fam, len(fast), statistics.median(fast), worst(fast), len(held),
-                               statistics.median(held) if held else math.nan, worst(held)))
-    return out
+    """Per device family with a predicted record, over every category: the spread of its records."""
+    fams = [(fam, [r for r in table if r.speed and family(r.device) == fam]) for fam in FAMILIES]
+    return [spread(fam, rows) for fam, rows in fams if rows]
 
 
 WORDS = {"decode_batch1": "decode at batch 1 (tokens/s per user, ms per token, request latency)",
@@ -101,24 +89,26 @@ WORDS = {"decode_batch1": "decode at batch 1 (tokens/s per user, ms per token, r
          "training": "training (tokens/s per device, GPU-hours, model-FLOPs utilisation)"}
 
 
+RECORDS_NOTE = "In the table of every record, for a time"     # where the README's two marked blocks divide
+
+
+def summary_table(first: str, rows: list[Summary], words: dict[str, str] | None = None) -> list[str]:
+    """A summary table's markdown lines, its first column headed `first`."""
+    lines = [f"| {first} | Records | Median predicted / measured speed | Worst | Held out | Held-out median | "
+             "Held-out worst |", "|---|---:|---:|---:|---:|---:|---:|"]
+    return lines + [f"| {(words or {}).get(s.category, s.category)} | {s.records} | {s.median:.2f} | {s.worst:.2f} | "
+                    f"{s.held_records} | {s.held_median:.2f} | {s.held_worst:.2f} |" for s in rows]
+
+
 def markdown(table: list[Row]) -> str:
-    lines = ["| Category | Records | Median predicted / measured speed | Worst | Held out | Held-out median | "
-             "Held-out worst |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
-    for s in summary(table):
-        lines.append(f"| {WORDS.get(s.category, s.category)} | {s.records} | {s.median:.2f} | {s.worst:.2f} | "
-                     f"{s.held_records} | {s.held_median:.2f} | {s.held_worst:.2f} |")
-    lines += ["", "| Device family (every category) | Records | Median predicted / measured speed | Worst | Held out | "
-              "Held-out median | Held-out worst |", "|---|---:|---:|---:|---:|---:|---:|"]
-    for s in by_family(table):
-        lines.append(f"| {s.category} | {s.records} | {s.median:.2f} | {s.worst:.2f} | {s.held_records} | "
-                     f"{s.held_median:.2f} | {s.held_worst:.2f} |")
-    lines += ["", "In these two tables a speed ratio above 1 means the prediction is faster than measured (for a "
-              "time, shorter); Worst is the ratio furthest from 1 either way; Held out counts the records no "
-              "default was read from.", "",
-              "In the table of every record, for a time (latency, time to first token, GPU-hours) a ratio "
-              "above 1 means the prediction is slower than measured; for a rate, faster.", "",
-              "| Record | Device | Measured | Predicted | Predicted / measured | Held out |", "|---|---|---:|---:|---:|---|"]
+    lines = [*summary_table("Category", summary(table), WORDS), "",
+             *summary_table("Device family (every category)", by_family(table)),
+             "", "In these two tables a speed ratio above 1 means the prediction is faster than measured (for a "
+             "time, shorter); Worst is the ratio furthest from 1 either way; Held out counts the records no "
+             "default was read from.", "",
+             f"{RECORDS_NOTE} (latency, time to first token, GPU-hours) a ratio above 1 means the prediction is "
+             "slower than measured; for a rate, faster.", "",
+             "| Record | Device | Measured | Predicted | Predicted / measured | Held out |", "|---|---|---:|---:|---:|---|"]
     for r in table:
         pred = f"{r.predicted:,.4g}" if r.predicted else f"not predicted: {r.note}"
         ratio = f"{r.ratio:.2f}" if r.ratio else ""
