@@ -69,9 +69,8 @@ class Binder:
         for ent in (d, m, w):                  # a workload's own field wins over its model's
             if ent is None:
                 continue
-            for role, i in F.INPUTS.items():
-                if (path := i.path(ent.kind)) is not None:
-                    refs[role] = self.add(role, ent, path.format(p=arith)) or refs.get(role)
+            for role, path in F.read_from(ent.kind):
+                refs[role] = self.add(role, ent, path.format(p=arith)) or refs.get(role)
         if d is not None:
             refs.update(self.family(d, refs, arith, w.get("kind")))
             refs.update({role: self.blank(role, d) for role in F.COST_CELLS
@@ -218,6 +217,9 @@ def not_offered(binder: Binder, w: Entity, d: Entity, plan: list[Planned]) -> fr
     """The quantities of a pair (its `plan`) that need a price or purchase the device leaves blank (own_rate of a
     device not sold, every cost of one not priced): the workbook keeps their formulas, live for a figure typed in,
     but the results leave them out, as quantities that do not apply."""
+    if not any(f"device.{d.id}.{F.INPUTS[role].path('device')}" in binder.blanks for role in F.OFFER):
+        return frozenset()                # both priced and sold (no blank offer cell): nothing differs
+
     def ids(planned: list[Planned]) -> set[str]:
         return {x.d.id for x in planned if not isinstance(x.expr, F.Missing)}
     return frozenset(ids(plan) - ids(pair_plan(binder, w, d, offers=False)))

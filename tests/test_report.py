@@ -304,6 +304,22 @@ def test_two_builds_give_the_same_bytes():
     assert report_bytes(results(path), WORKBOOK) == report_bytes(results(path), WORKBOOK)
 
 
+def test_the_clock_does_not_reach_the_bytes(monkeypatch):
+    """Without HarfBuzz-Subset, WeasyPrint subsets fonts with fontTools, which stamps each subset with the clock's
+    time: a report rendered a day later is still the same file, and the environment is left as it was."""
+    import fontTools.misc.timeTools as clock
+    import weasyprint.pdf.fonts
+
+    monkeypatch.setattr(weasyprint.pdf.fonts, "harfbuzz_subset", None)        # the fontTools path, even in CI
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    path = scenario("ref-classifier.yaml")
+    monkeypatch.setattr(clock.time, "time", lambda: 1_800_000_000.0)
+    first = report_bytes(results(path))
+    monkeypatch.setattr(clock.time, "time", lambda: 1_800_086_400.0)
+    assert report_bytes(results(path)) == first
+    assert "SOURCE_DATE_EPOCH" not in os.environ
+
+
 def test_another_process_gives_the_same_bytes(tmp_path):
     path = scenario("ref-finetune-7b.yaml")
     out = tmp_path / "other.pdf"

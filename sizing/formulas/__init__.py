@@ -4,7 +4,8 @@ from . import definitions  # noqa: F401  (registers the quantities)
 from .expr import NAMED, Const, Expr, Missing, Ref, evaluate, refs, to_text, unpriced_or
 from .excel import excel_number, to_excel
 from .common import BLANK_READS, COST_CELLS, OFFER
-from .graph import COMPARISONS, INPUTS, NA, QUANTITIES, TEXT_INPUTS, Planned, definition, plan, quantity_defs
+from .graph import (COMPARISONS, INPUTS, NA, QUANTITIES, TEXT_INPUTS, Planned, definition, plan, quantity_defs,
+                    read_from)
 
 __all__ = ["COMPARISONS", "Const", "NAMED", "Expr", "INPUTS", "Missing", "NA", "BLANK_READS", "COST_CELLS", "OFFER", "Planned", "QUANTITIES", "Ref", "TEXT_INPUTS",
-           "definition", "evaluate", "excel_number", "plan", "quantity_defs", "refs", "to_excel", "to_text", "unpriced_or"]
+           "definition", "evaluate", "excel_number", "plan", "quantity_defs", "read_from", "refs", "to_excel", "to_text", "unpriced_or"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import heapq
 from dataclasses import dataclass
 from typing import Callable
 
@@ -77,6 +79,16 @@ def inp(role: str, unit: str, description: str, *, device: str | None = None, mo
     INPUTS[role] = InputDef(role, unit, description, fields, assumption, fraction)
 
 
+def read_from(entity: str) -> tuple[tuple[str, str], ...]:
+    """(role, field path) of every input read from an entity of that kind, in declaration order."""
+    return _read_from(entity, len(INPUTS))
+
+
+@functools.lru_cache(maxsize=16)
+def _read_from(entity: str, declared: int) -> tuple[tuple[str, str], ...]:   # `declared`: a later inp() misses
+    return tuple((role, path) for role, i in INPUTS.items() if (path := i.path(entity)) is not None)
+
+
 def text_input(name: str, description: str) -> None:
     TEXT_INPUTS[name] = description
 
@@ -126,17 +138,16 @@ class Space:
         self._inputs = inputs
         self._texts = texts
         self._kind_ids = kind_ids
-        self._done: dict[str, Expr] = {}
 
     def __getattr__(self, name: str) -> Expr:
+        """Called only for a name not yet an attribute: a quantity planned, or an input read, becomes one."""
         if name.startswith("_"):
             raise AttributeError(name)
-        if name in self._done:
-            return self._done[name]
         if name in self._kind_ids:
             raise NotYet(name)
         if name in INPUTS:
-            return self._inputs.get(name, Missing(frozenset([name])))
+            value = self.__dict__[name] = self._inputs.get(name, Missing(frozenset([name])))
+            return value
         raise AttributeError(f"no input or earlier quantity named {name!r}")
 
     def has(self, name: str) -> bool:
@@ -173,21 +184,27 @@ PLANS: dict[tuple, list[Planned]] = {}       # the plans made in this process, b
 
 
 def bind(kind: str, inputs: dict[str, Ref], texts: dict[str, str], prefix: str) -> list[Planned]:
-    pending = quantity_defs(kind)
-    space = Space(inputs, texts, {d.id for d in pending})
+    """Plan the earliest-defined definition that can be planned now, again and again. A definition that asks
+    for a quantity not planned yet waits for it, and is tried again (in its place) once it is planned."""
+    defs = quantity_defs(kind)
+    space = Space(inputs, texts, {d.id for d in defs})
+    ready = list(range(len(defs)))                 # a heap of definition indices worth trying
+    waiting: dict[str, list[int]] = {}
     out: list[Planned] = []
-    while pending:
-        for i, d in enumerate(pending):
-            try:
-                e = d.fn(space)
-            except NotYet:
-                continue
-            e = e if isinstance(e, Expr) else Const(e)
-            key = f"{prefix}{d.id}"
-            space._done[d.id] = e if isinstance(e, Missing) else Ref(key, d.id)
-            out.append(Planned(d, e, key))
-            del pending[i]
-            break
-        else:
-            raise RuntimeError(f"circular definitions: {', '.join(d.id for d in pending)}")
+    while ready:
+        d = defs[i := heapq.heappop(ready)]
+        try:
+            e = d.fn(space)
+        except NotYet as wanted:
+            waiting.setdefault(wanted.args[0], []).append(i)
+            continue
+        e = e if isinstance(e, Expr) else Const(e)
+        key = f"{prefix}{d.id}"
+        space.__dict__[d.id] = e if isinstance(e, Missing) else Ref(key, d.id)   # planned: an attribute
+        out.append(Planned(d, e, key))
+        for j in waiting.pop(d.id, ()):
+            heapq.heappush(ready, j)
+    if len(out) < len(defs):
+        planned = {x.d.id for x in out}
+        raise RuntimeError(f"circular definitions: {', '.join(d.id for d in defs if d.id not in planned)}")
     return out

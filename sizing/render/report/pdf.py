@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import html
+import os
 import re
+from contextlib import contextmanager
 from dataclasses import replace
-
 from functools import lru_cache
 from pathlib import Path
 
@@ -50,8 +52,24 @@ def report_bytes(results: Results, workbook: bytes | None = None) -> bytes:
     doc.metadata.authors = [str(scn.meta["owner"].value)] if "owner" in scn.meta else []
     doc.metadata.description = subject(ctx)
     doc.metadata.keywords = keywords(results)
-    return doc.write_pdf(attachments=files, pdf_variant=PDF_VARIANT,
-                         pdf_identifier=sha256(scn.data)[:32].encode("ascii"))
+    with fonts_stamped(when):
+        return doc.write_pdf(attachments=files, pdf_variant=PDF_VARIANT,
+                             pdf_identifier=sha256(scn.data)[:32].encode("ascii"))
+
+
+@contextmanager
+def fonts_stamped(when: dt.datetime):
+    """Embedded font subsets carry a modified time, which fontTools takes from the clock unless
+    SOURCE_DATE_EPOCH is set: set it to the report's own stamp while the PDF is written (same input, same bytes
+    whatever the second), then put the environment back."""
+    before = os.environ.get("SOURCE_DATE_EPOCH")
+    if before is None:
+        os.environ["SOURCE_DATE_EPOCH"] = str(int((when - dt.datetime(1970, 1, 1)).total_seconds()))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
 
 
 def subject(ctx) -> str:
