@@ -80,7 +80,7 @@ def test_risks_come_from_data():
     said = risks(r, dec, best, date(2026, 12, 2))
     assert said[0] == "price of 2025-01, 23 months old"                 # from the scenario's field_sources
     assert "2 figures unverified" in said                              # the catalog's unverified list
-    assert any(s.startswith("17 published runs at 0.43-1.66x the predicted speed") for s in said)
+    assert "17 published runs of this device: 0.43-1.66x the predicted speed, median 0.93x" in said
     assert said[-1] == "on-demand capacity assumed"
     gaudi = next(o for o in dec.options if o.device == "gaudi3" and o.variant == "fleet")
     assert risks(r, dec, gaudi, date(2026, 12, 2))[0] == "price assumed"

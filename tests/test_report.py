@@ -425,6 +425,37 @@ def test_page_one_says_how_sure_with_the_engines_shares():
     assert "What would change it (each assumption moved 25 %" in plain and "How sure" not in plain
 
 
+def test_trust_table_reads_the_published_runs_per_kind_of_work_and_per_device_family():
+    """Serving: the categories, the runs at mid-size batches, then every run of each compared family; each row the
+    runs' count, median and range of measured / predicted speed, and the held-out runs' median (count)."""
+    import statistics
+
+    import yaml
+    from sizing.render.report.method import trust
+
+    runs = yaml.safe_load((ROOT / "sizing" / "catalog" / "accuracy.yaml").read_text())["runs"]
+
+    def expected(label, group):
+        speeds = sorted(x["speed"] for x in group)
+        held = [x["speed"] for x in group if x.get("held_out")]
+        return (label, str(len(speeds)), f"{statistics.median(speeds):.2f}x", f"{speeds[0]:.2f}x to {speeds[-1]:.2f}x",
+                f"{statistics.median(held):.2f}x ({len(held)})")
+
+    rows = trust(results(scenario("chat-70b-fp8.yaml")))
+    assert [r[0] for r in rows] == ["decode at batch 1", "throughput (every batch size)", "throughput at batch 8-64",
+                                    "time to first token", "every GPU run (all kinds of work)",
+                                    "every accelerator run (all kinds of work)"]
+    mid = [x for x in runs if x["category"] == "throughput_large_batch" and 8 <= x.get("batch", 0) <= 64]
+    assert rows[2] == expected("throughput at batch 8-64", mid) and len(mid) >= 50
+    assert rows[4] == expected("every GPU run (all kinds of work)", [x for x in runs if x["family"] == "gpu"])
+    assert rows[4][1] == "119" and rows[4][4].endswith("(39)")                  # the README's family table
+    encoders = [r[0] for r in trust(results(scenario("ref-classifier.yaml")))]
+    assert encoders == ["encoder latency", "encoder throughput", "every CPU run (all kinds of work)",
+                        "every GPU run (all kinds of work)"]                    # no serving rows
+    said = text(pdf(scenario("chat-70b-fp8.yaml")))
+    assert "Held out: median (runs)" in said and f"every GPU run (all kinds of work) 119 {rows[4][2]}" in said
+
+
 def test_how_sure_section_tabulates_every_option_that_can_qualify():
     path = scenario("chat-70b-fp8.yaml")
     r = results(path)

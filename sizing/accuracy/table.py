@@ -20,6 +20,8 @@ class Row:
     held_out: bool
     note: str = ""
     time: bool = False             # a time (lower is faster) rather than a rate
+    unit: str = ""
+    batch: int | None = None       # the batch the record ran at, where it says
 
     @property
     def ratio(self) -> float | None:
@@ -42,7 +44,7 @@ def rows(fields_of=None) -> list[Row]:
         skip = skipped(r)
         pred = None if skip else predict(r, fields_of(r) if fields_of else None)
         table.append(Row(r["id"], r["category"], device_of(r), r["value"], pred, r["id"] in out, skip or "",
-                         r["metric"] in TIMES))
+                         r["metric"] in TIMES, r["unit"], r.get("batch")))
     return table
 
 
@@ -89,7 +91,7 @@ WORDS = {"decode_batch1": "decode at batch 1 (tokens/s per user, ms per token, r
          "training": "training (tokens/s per device, GPU-hours, model-FLOPs utilisation)"}
 
 
-RECORDS_NOTE = "In the table of every record, for a time"     # where the README's two marked blocks divide
+RECORDS_NOTE = "In the table of every record, the speed ratio"     # where the README's two marked blocks divide
 
 
 def summary_table(first: str, rows: list[Summary], words: dict[str, str] | None = None) -> list[str]:
@@ -106,14 +108,21 @@ def markdown(table: list[Row]) -> str:
              "", "In these two tables a speed ratio above 1 means the prediction is faster than measured (for a "
              "time, shorter); Worst is the ratio furthest from 1 either way; Held out counts the records no "
              "default was read from.", "",
-             f"{RECORDS_NOTE} (latency, time to first token, GPU-hours) a ratio above 1 means the prediction is "
-             "slower than measured; for a rate, faster.", "",
-             "| Record | Device | Measured | Predicted | Predicted / measured | Held out |", "|---|---|---:|---:|---:|---|"]
+             f"{RECORDS_NOTE} reads the same way (above 1: the prediction is faster than measured; for a time, "
+             "shorter); Measured and Predicted are in the record's unit.", "",
+             "| Record | Device | Measured | Predicted | Unit | Predicted / measured speed | Held out |",
+             "|---|---|---:|---:|---|---:|---|"]
     for r in table:
-        pred = f"{r.predicted:,.4g}" if r.predicted else f"not predicted: {r.note}"
-        ratio = f"{r.ratio:.2f}" if r.ratio else ""
-        lines.append(f"| {r.id} | {r.device} | {r.measured:,.4g} | {pred} | {ratio} | {'yes' if r.held_out else ''} |")
+        pred = figure(r.predicted) if r.predicted else f"not predicted: {r.note}"
+        ratio = f"{1 / r.speed:.2f}" if r.speed else ""
+        lines.append(f"| {r.id} | {r.device} | {figure(r.measured)} | {pred} | {r.unit} | {ratio} | "
+                     f"{'yes' if r.held_out else ''} |")
     return "\n".join(lines)
+
+
+def figure(v: float) -> str:
+    """Whole numbers from 1,000 up, thousands grouped (22,714 rather than 2.271e+04); four significant figures below."""
+    return f"{round(v):,}" if abs(v) >= 1000 else f"{v:.4g}"
 
 
 def speeds(table: list[Row]) -> str:
@@ -122,7 +131,9 @@ def speeds(table: list[Row]) -> str:
     import yaml
     head = ("# Written by `python -m sizing.accuracy --readme README.md` (with the README's accuracy tables): each\n"
             "# published measurement's speed as measured / as sizing predicts it at the defaults (below 1: the device\n"
-            "# delivered less than predicted). Reports read it for each option's risk line.\n")
-    runs = [{"id": r.id, "device": r.device, "category": r.category, "speed": round(r.speed, 3)}
-            for r in table if r.speed is not None]
+            "# delivered less than predicted). Reports read it for each option's risk line and their trust table\n"
+            "# (held_out: no default was chosen from the record).\n")
+    runs = [{"id": r.id, "device": r.device, "family": family(r.device), "category": r.category,
+             **({"batch": r.batch} if r.batch is not None else {}), **({"held_out": True} if r.held_out else {}),
+             "speed": round(r.speed, 3)} for r in table if r.speed is not None]
     return head + yaml.safe_dump({"runs": runs}, sort_keys=False, width=110)

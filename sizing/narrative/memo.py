@@ -5,6 +5,7 @@ named in words ("the Instinct MI300X hourly price", not "mi300x price")."""
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass
 from datetime import date
 
@@ -346,7 +347,8 @@ def risks(r: Results, dec: Decision, o: Option, today: date) -> list[str]:
         if runs:
             lo, hi = min(runs), max(runs)
             spread = f"{lo:.2f}x" if len(runs) == 1 else f"{lo:.2f}-{hi:.2f}x"
-            out.append(f"{count(len(runs), 'published run')} at {spread} the predicted speed")
+            median = f", median {statistics.median(runs):.2f}x" if len(runs) > 2 else ""
+            out.append(f"{count(len(runs), 'published run')} of this device: {spread} the predicted speed{median}")
         elif not d.get("illustrative"):
             out.append("no published run: speed is the family's estimate")
     if own and f"device.{o.device}.costs.electricity" not in r.inputs:

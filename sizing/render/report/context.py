@@ -145,7 +145,8 @@ class Report:
     terms: tuple[tuple[str, str], ...] = ()       # the glossary: each technical term the report uses, explained
     currency: str = "USD"                         # the scenario's currency code
     limits: tuple[str, ...] = ()                  # what the model leaves out: common, then each kind's present
-    trust: tuple[tuple[str, str, str, str], ...] = ()   # per category of published runs: count, median, range
+    trust: tuple[tuple[str, str, str, str, str], ...] = ()   # per group of published runs: count, median, range,
+                                                             # held-out median (count)
 
     @property
     def decision(self) -> Decision | None:

@@ -74,22 +74,39 @@ def glossary(r: Results) -> tuple[tuple[str, str, str], ...]:
     return tuple((role, currency.units(F.INPUTS[role].unit) or "–", F.INPUTS[role].description) for role in roles)
 
 
-CATEGORY_WORDS = {"decode_batch1": "decode at batch 1", "throughput_large_batch": "throughput at large batch",
+CATEGORY_WORDS = {"decode_batch1": "decode at batch 1", "throughput_large_batch": "throughput (every batch size)",
                   "ttft": "time to first token", "encoder_latency": "encoder latency",
                   "encoder_throughput": "encoder throughput", "training": "training"}
 
 
-def trust(r: Results) -> tuple[tuple[str, str, str, str], ...]:
-    """How far to trust the estimates, for the kinds of workload present: per category of the published runs the
-    catalog holds, how many, and their measured / predicted speed (median and range)."""
+FAMILY_WORDS = {"gpu": "GPU", "tpu": "TPU", "accelerator": "accelerator", "cpu": "CPU", "npu": "NPU"}
+MID_BATCH = (8, 64)         # the batches most serving scenarios run at: a row of its own
+
+
+def trust(r: Results) -> tuple[tuple[str, str, str, str, str], ...]:
+    """How far to trust the estimates: per category of the published runs the catalog holds for the kinds of
+    workload present (for serving, also the runs at mid-size batches), then per family of the devices compared
+    (every category): how many, their measured / predicted speed (median and range), and the median of the
+    runs no default was chosen from (held out)."""
     from ...catalog import accuracy_runs
     from ...narrative.memo import KIND_RUNS
 
-    wanted = [c for kind in dict.fromkeys(p.kind for p in r.pairs) for c in KIND_RUNS.get(kind, ())]
-    out = []
-    for cat in dict.fromkeys(wanted):
-        speeds = sorted(run["speed"] for run in accuracy_runs() if run["category"] == cat)
-        if speeds:
-            out.append((CATEGORY_WORDS.get(cat, cat), str(len(speeds)), f"{statistics.median(speeds):.2f}x",
-                        f"{speeds[0]:.2f}x to {speeds[-1]:.2f}x"))
-    return tuple(out)
+    runs = accuracy_runs()
+    kinds = dict.fromkeys(p.kind for p in r.pairs)
+    groups = [(CATEGORY_WORDS.get(cat, cat), [x for x in runs if x["category"] == cat])
+              for cat in dict.fromkeys(c for kind in kinds for c in KIND_RUNS.get(kind, ()))]
+    if "generate" in kinds:
+        lo, hi = MID_BATCH
+        groups.insert(2, (f"throughput at batch {lo}-{hi}", [x for x in runs if x["category"] == "throughput_large_batch"
+                                                            and lo <= x.get("batch", 0) <= hi]))
+    families = dict.fromkeys(r.scenario.devices[d].get("kind") for d in r.scenario.compare)
+    groups += [(f"every {FAMILY_WORDS[f]} run (all kinds of work)", [x for x in runs if x.get("family") == f])
+               for f in families if f in FAMILY_WORDS]
+    return tuple(row(label, group) for label, group in groups if group)
+
+
+def row(label: str, runs: list[dict]) -> tuple[str, str, str, str, str]:
+    speeds = sorted(x["speed"] for x in runs)
+    held = [x["speed"] for x in runs if x.get("held_out")]
+    return (label, str(len(speeds)), f"{statistics.median(speeds):.2f}x", f"{speeds[0]:.2f}x to {speeds[-1]:.2f}x",
+            f"{statistics.median(held):.2f}x ({len(held)})" if held else "–")
