@@ -42,8 +42,8 @@ QUEUE = "Queueing is M/M/c: Poisson arrivals, exponential service, every slot of
 LIMITS = ("Times follow the roofline (the larger of work at the delivered rate and bytes at the delivered bandwidth) "
           "plus a fixed floor per layer and pass, and the communication between the devices of a replica (a latency "
           "and a bandwidth term per collective). Kernel fusion, caching and scheduling are folded into the "
-          "efficiencies: the device family's defaults, read from published measurements (how far they can be "
-          "trusted: the accuracy table), unless the scenario states its own.",
+          "efficiencies: the device family's defaults, read from published measurements (how far to trust "
+          "them: the section above), unless the scenario states its own.",
           "Costs use the price or purchase figures stated in the scenario; power is drawn in full whenever the "
           "device is owned.")
 

@@ -304,6 +304,29 @@ def test_two_builds_give_the_same_bytes():
     assert report_bytes(results(path), WORKBOOK) == report_bytes(results(path), WORKBOOK)
 
 
+def test_every_chart_carries_its_description_for_the_tagged_pdf(caplog):
+    """PDF/A-3a tags each figure; a figure without a description (alt text) is a conformance error WeasyPrint logs.
+    Each chart's description is its caption."""
+    import logging
+
+    with caplog.at_level(logging.WARNING, logger="weasyprint"):
+        data = report_bytes(results(scenario("eu-assistant-eur.yaml")))
+    assert not [m for m in caplog.messages if "alt description" in m]
+    alts = []
+
+    def walk(node):
+        node = node.get_object()
+        if isinstance(node, dict):
+            if node.get("/S") == "/Figure":
+                alts.append(str(node.get("/Alt", "")))
+            kids = node.get("/K", [])
+            for kid in kids if isinstance(kids, list) else [kids]:
+                walk(kid)
+    walk(reader(data).trailer["/Root"]["/StructTreeRoot"])
+    assert len(alts) >= 3 and all(alts), alts
+    assert alts[0].startswith("Roofline of assistant: each device's ceiling")
+
+
 def test_the_clock_does_not_reach_the_bytes(monkeypatch):
     """Without HarfBuzz-Subset, WeasyPrint subsets fonts with fontTools, which stamps each subset with the clock's
     time: a report rendered a day later is still the same file, and the environment is left as it was."""
@@ -425,35 +448,46 @@ def test_page_one_says_how_sure_with_the_engines_shares():
     assert "What would change it (each assumption moved 25 %" in plain and "How sure" not in plain
 
 
-def test_trust_table_reads_the_published_runs_per_kind_of_work_and_per_device_family():
-    """Serving: the categories, the runs at mid-size batches, then every run of each compared family; each row the
-    runs' count, median and range of measured / predicted speed, and the held-out runs' median (count)."""
+def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family():
+    """Over the runs of the kinds of work present: the categories (serving: also the runs at mid-size batches), each
+    compared device's own runs (what its risk line says), then each compared family; each row the runs' count,
+    median and range of measured / predicted speed, and the held-out runs' median (count). Then how many of the
+    runs came within the close-call margin; a kind of work with no run says so."""
     import statistics
 
     import yaml
-    from sizing.render.report.method import trust
+    from sizing.render.report.method import trust, trust_words
 
     runs = yaml.safe_load((ROOT / "sizing" / "catalog" / "accuracy.yaml").read_text())["runs"]
+    serving = [x for x in runs if x["category"] in ("decode_batch1", "throughput_large_batch", "ttft")]
 
     def expected(label, group):
         speeds = sorted(x["speed"] for x in group)
         held = [x["speed"] for x in group if x.get("held_out")]
-        return (label, str(len(speeds)), f"{statistics.median(speeds):.2f}x", f"{speeds[0]:.2f}x to {speeds[-1]:.2f}x",
-                f"{statistics.median(held):.2f}x ({len(held)})")
+        return (label, str(len(speeds)), f"{statistics.median(speeds):.2f}x",
+                f"{speeds[0]:.2f}x" if len(speeds) == 1 else f"{speeds[0]:.2f}x to {speeds[-1]:.2f}x",
+                f"{statistics.median(held):.2f}x ({len(held)})" if held else "–")
 
-    rows = trust(results(scenario("chat-70b-fp8.yaml")))
-    assert [r[0] for r in rows] == ["decode at batch 1", "throughput (every batch size)", "throughput at batch 8-64",
-                                    "time to first token", "every GPU run (all kinds of work)",
-                                    "every accelerator run (all kinds of work)"]
-    mid = [x for x in runs if x["category"] == "throughput_large_batch" and 8 <= x.get("batch", 0) <= 64]
+    r = results(scenario("chat-70b-fp8.yaml"))
+    rows = trust(r)
+    assert [x[0] for x in rows] == [
+        "decode at batch 1", "throughput (every batch size)", "throughput at batch 8-64", "time to first token",
+        "NVIDIA H100 SXM5 80GB", "NVIDIA H200 SXM 141GB", "NVIDIA B200 SXM 180GB (HGX B200)", "AMD Instinct MI300X",
+        "Intel Gaudi 3 (OAM)", "all GPUs", "all accelerators"]
+    mid = [x for x in serving if x["category"] == "throughput_large_batch" and 8 <= x.get("batch", 0) <= 64]
     assert rows[2] == expected("throughput at batch 8-64", mid) and len(mid) >= 50
-    assert rows[4] == expected("every GPU run (all kinds of work)", [x for x in runs if x["family"] == "gpu"])
-    assert rows[4][1] == "119" and rows[4][4].endswith("(39)")                  # the README's family table
-    encoders = [r[0] for r in trust(results(scenario("ref-classifier.yaml")))]
-    assert encoders == ["encoder latency", "encoder throughput", "every CPU run (all kinds of work)",
-                        "every GPU run (all kinds of work)"]                    # no serving rows
+    assert rows[7] == expected("AMD Instinct MI300X", [x for x in serving if x["device"] == "amd-mi300x"])
+    assert rows[7][1:4] == ("17", "0.93x", "0.43x to 1.66x")          # the recommendation's risk line on page 1
+    assert rows[6][3] == "0.48x"                                          # one run: no range
+    assert rows[9] == expected("all GPUs", [x for x in serving if x["family"] == "gpu"])
+    near = sum(1 / 1.3 <= x["speed"] <= 1.3 for x in serving)
+    assert trust_words(r).startswith(f"{near} of these {len(serving)} runs (") and near > len(serving) / 2
+    encoders = [x[0] for x in trust(results(scenario("ref-classifier.yaml")))]
+    assert encoders == ["encoder latency", "encoder throughput", "all CPUs", "all GPUs"]     # no serving rows
+    assert trust(results(scenario("ref-link-matmul.yaml"))) == ()
     said = text(pdf(scenario("chat-70b-fp8.yaml")))
-    assert "Held out: median (runs)" in said and f"every GPU run (all kinds of work) 119 {rows[4][2]}" in said
+    assert "Held out: median (runs)" in said and f"AMD Instinct MI300X 17 0.93x 0.43x to 1.66x" in said
+    assert "No published run in sizing's catalog measures this kind of work" in text(pdf(scenario("ref-link-matmul.yaml")))
 
 
 def test_how_sure_section_tabulates_every_option_that_can_qualify():

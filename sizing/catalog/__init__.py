@@ -51,3 +51,10 @@ def device_runs(categories: tuple[str, ...] = ()) -> dict[str, list[float]]:
         if not categories or run["category"] in categories:
             out.setdefault(run["device"], []).append(run["speed"])
     return out
+
+
+def within(categories: tuple[str, ...], share: float) -> tuple[int, int]:
+    """Of the published runs of those categories, (how many came within `share` of the predicted speed either way
+    (1 / (1 + share) to 1 + share), how many there are)."""
+    speeds = [run["speed"] for run in accuracy_runs() if run["category"] in categories]
+    return sum(1 / (1 + share) <= x <= 1 + share for x in speeds), len(speeds)

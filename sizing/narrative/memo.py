@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from .. import formulas as F
-from ..catalog import device_runs
+from ..catalog import device_runs, within
 from ..decide import MONTHLY, pair_of
 from ..evaluate import Results
 from ..formulas.common import HORIZON, MONTH
@@ -204,8 +204,12 @@ def margin_words(r: Results, dec: Decision) -> str:
     out = f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}; the " \
           f"recommendation {verb} {what} ({percent(share, 3)}) {word}."
     if share < CLOSE_CALL:
-        out += (f" A margin under {percent(CLOSE_CALL, 2)} is within how far sizing's estimates can be off "
-                f"(how far to trust the estimates: the method section): treat it as a close call and confirm both with a measurement or a quote.")
+        near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), CLOSE_CALL)
+        evidence = (f": {near} of the {runs} published runs of this kind of work came within {percent(CLOSE_CALL, 2)} "
+                    f"of the predicted speed, the rest further off" if runs else "")
+        out += (f" A margin under {percent(CLOSE_CALL, 2)} is within how far sizing's estimates can be off{evidence} "
+                "(how far to trust the estimates: the method section). Treat it as a close call and confirm both "
+                "with a measurement or a quote.")
     return out
 
 
@@ -314,10 +318,11 @@ def source_age(source: str, today: date) -> str:
     return f"of {text}, {months} months old" if months > 0 else f"of {text}"
 
 
-def risks(r: Results, dec: Decision, o: Option, today: date) -> list[str]:
+def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True) -> list[str]:
     """Short risk notes for an option, from data: how its price is sourced and how old it is, catalog figures
     marked unverified or illustrative, how the device's published runs compare with the prediction, service
-    caveats."""
+    caveats. With `detail` (page 1's one option) the unverified figures are named and the runs' direction said;
+    without (a row of the options table, where a device recurs), counted and ranged only."""
     if o.variant == "api":
         return ["provider's price and service level; capacity not modelled"]
     out = []
@@ -340,15 +345,13 @@ def risks(r: Results, dec: Decision, o: Option, today: date) -> list[str]:
     if d is not None:
         if d.get("illustrative"):
             out.append("illustrative device")
-        unverified = [k for k in d.values if k.startswith("unverified[")]
+        unverified = [str(v.value) for k, v in d.values.items() if k.startswith("unverified[")]
         if unverified:
-            out.append(f"{count(len(unverified), 'figure')} unverified")
+            named = f" ({'; '.join(unverified)})" if detail else ""
+            out.append(f"{count(len(unverified), 'figure')} unverified{named}")
         runs = device_runs(KIND_RUNS.get(kind_of(p), ())).get(catalog_id(d), [])
         if runs:
-            lo, hi = min(runs), max(runs)
-            spread = f"{lo:.2f}x" if len(runs) == 1 else f"{lo:.2f}-{hi:.2f}x"
-            median = f", median {statistics.median(runs):.2f}x" if len(runs) > 2 else ""
-            out.append(f"{count(len(runs), 'published run')} of this device: {spread} the predicted speed{median}")
+            out.append(run_words(runs, detail))
         elif not d.get("illustrative"):
             out.append("no published run: speed is the family's estimate")
     if own and f"device.{o.device}.costs.electricity" not in r.inputs:
@@ -356,6 +359,22 @@ def risks(r: Results, dec: Decision, o: Option, today: date) -> list[str]:
     if o.variant == "busy_hours":
         out.append("on-demand capacity assumed")
     return out
+
+
+def run_words(runs: list[float], detail: bool = True) -> str:
+    """'17 published runs of this device ran at 0.43-1.66x the predicted speed (median 0.93x; below 1: slower,
+    so more devices needed)'; a single run is called what it is, little evidence. Without `detail`: '17 published
+    runs at 0.43-1.66x the predicted speed (median 0.93x)'."""
+    slower = "below 1: slower, so more devices needed"
+    if len(runs) == 1:
+        return (f"only 1 published run of this device, at {runs[0]:.2f}x the predicted speed ({slower})" if detail
+                else f"only 1 published run, at {runs[0]:.2f}x the predicted speed")
+    middle = f"median {statistics.median(runs):.2f}x" if len(runs) > 2 else ""
+    if not detail:
+        return (f"{len(runs)} published runs at {min(runs):.2f}-{max(runs):.2f}x the predicted speed"
+                + (f" ({middle})" if middle else ""))
+    return (f"{len(runs)} published runs of this device ran at {min(runs):.2f}-{max(runs):.2f}x the predicted speed "
+            f"({middle + '; ' if middle else ''}{slower})")
 
 
 def changes(r: Results, flips: list[tuple[str, float, str | None]]) -> list[str]:

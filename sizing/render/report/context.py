@@ -147,6 +147,7 @@ class Report:
     limits: tuple[str, ...] = ()                  # what the model leaves out: common, then each kind's present
     trust: tuple[tuple[str, str, str, str, str], ...] = ()   # per group of published runs: count, median, range,
                                                              # held-out median (count)
+    trust_words: str = ""                         # how many of those runs came within the close-call margin
 
     @property
     def decision(self) -> Decision | None:

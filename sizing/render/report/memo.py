@@ -102,7 +102,7 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
              for o, m in zip(dec.options, ms)]
     devices = count_column([peak_devices(r, dec, o, m) for o, m in zip(dec.options, ms)])
     verdicts = [meets(o) for o in dec.options]
-    risk = ["; ".join(risks(r, dec, o, today)) or "–" for o in dec.options]
+    risk = ["; ".join(risks(r, dec, o, today, detail=False)) or "–" for o in dec.options]
     if kind == "serving":
         total = money_column([m.total for m in ms])
         if not same:
@@ -138,7 +138,12 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
         head = ("Rank", "Option", objective_words(dec).capitalize(), "Meets the requirements", "Risks")
         align = ("r", "l", "r", "l", "l")
         note = "Options that do not meet the requirements are not ranked."
-    return Table(head, tuple(zip(*cols)), align, mark), note
+    return Table(head, tuple(zip(*cols)), align, mark), note + RUNS_NOTE
+
+
+RUNS_NOTE = (" Published runs (Risks): the device's published measurements as a share of the speed predicted for them "
+             "(below 1: slower, so more devices needed; by kind of work and device: how far to trust the estimates, "
+             "in the method).")
 
 
 def peak_devices(r: Results, dec: Decision, o: Option, m: Money) -> float | None:

@@ -10,7 +10,7 @@ from ... import kinds as K
 from ...evaluate import Results
 from ...formulas.graph import QuantityDef
 from ...narrative import used_keys
-from ..format import display_unit, number
+from ..format import display_unit, number, percent
 from .context import MethodEntry, MethodGroup
 
 
@@ -84,29 +84,47 @@ MID_BATCH = (8, 64)         # the batches most serving scenarios run at: a row o
 
 
 def trust(r: Results) -> tuple[tuple[str, str, str, str, str], ...]:
-    """How far to trust the estimates: per category of the published runs the catalog holds for the kinds of
-    workload present (for serving, also the runs at mid-size batches), then per family of the devices compared
-    (every category): how many, their measured / predicted speed (median and range), and the median of the
-    runs no default was chosen from (held out)."""
+    """How far to trust the estimates, over the published runs of the kinds of work present: per category (for
+    serving, also the runs at mid-size batches), per compared device with runs of its own (what its risk line
+    says), and per family of the devices compared: how many, their measured / predicted speed (median and range),
+    and the median of the runs no default was chosen from (held out)."""
     from ...catalog import accuracy_runs
-    from ...narrative.memo import KIND_RUNS
+    from ...narrative.common import device_name
+    from ...narrative.memo import KIND_RUNS, catalog_id
 
-    runs = accuracy_runs()
     kinds = dict.fromkeys(p.kind for p in r.pairs)
-    groups = [(CATEGORY_WORDS.get(cat, cat), [x for x in runs if x["category"] == cat])
-              for cat in dict.fromkeys(c for kind in kinds for c in KIND_RUNS.get(kind, ()))]
+    categories = tuple(dict.fromkeys(c for kind in kinds for c in KIND_RUNS.get(kind, ())))
+    runs = [x for x in accuracy_runs() if x["category"] in categories]
+    groups = [(CATEGORY_WORDS.get(cat, cat), [x for x in runs if x["category"] == cat]) for cat in categories]
     if "generate" in kinds:
         lo, hi = MID_BATCH
         groups.insert(2, (f"throughput at batch {lo}-{hi}", [x for x in runs if x["category"] == "throughput_large_batch"
                                                             and lo <= x.get("batch", 0) <= hi]))
-    families = dict.fromkeys(r.scenario.devices[d].get("kind") for d in r.scenario.compare)
-    groups += [(f"every {FAMILY_WORDS[f]} run (all kinds of work)", [x for x in runs if x.get("family") == f])
-               for f in families if f in FAMILY_WORDS]
+    devices = [r.scenario.devices[d] for d in r.scenario.compare]
+    groups += [(device_name(r, d.id), [x for x in runs if x["device"] == catalog_id(d)])
+               for d in devices]
+    groups += [(f"all {FAMILY_WORDS[f]}s", [x for x in runs if x.get("family") == f])
+               for f in dict.fromkeys(d.get("kind") for d in devices) if f in FAMILY_WORDS]
     return tuple(row(label, group) for label, group in groups if group)
 
 
 def row(label: str, runs: list[dict]) -> tuple[str, str, str, str, str]:
     speeds = sorted(x["speed"] for x in runs)
     held = [x["speed"] for x in runs if x.get("held_out")]
-    return (label, str(len(speeds)), f"{statistics.median(speeds):.2f}x", f"{speeds[0]:.2f}x to {speeds[-1]:.2f}x",
+    return (label, str(len(speeds)), f"{statistics.median(speeds):.2f}x",
+            f"{speeds[0]:.2f}x" if len(speeds) == 1 else f"{speeds[0]:.2f}x to {speeds[-1]:.2f}x",
             f"{statistics.median(held):.2f}x ({len(held)})" if held else "–")
+
+
+def trust_words(r: Results) -> str:
+    """How many of the runs in the trust table came within the close-call margin of the prediction."""
+    from ...catalog import within
+    from ...narrative.memo import CLOSE_CALL, KIND_RUNS
+
+    kinds = dict.fromkeys(p.kind for p in r.pairs)
+    near, runs = within(tuple(c for kind in kinds for c in KIND_RUNS.get(kind, ())), CLOSE_CALL)
+    if not runs:
+        return ""
+    band = f"{1 / (1 + CLOSE_CALL):.2f}x to {1 + CLOSE_CALL:.2f}x"
+    return (f"{near} of these {runs} runs ({percent(near / runs, 2)}) came within {percent(CLOSE_CALL, 2)} of the predicted speed "
+            f"({band}), the margin under which page 1 calls two options a close call; the rest were further off.")
