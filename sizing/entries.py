@@ -3,6 +3,7 @@ device entry `sizing measure` writes, relative to the scenario), and the languag
 
 from __future__ import annotations
 
+from collections import abc
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -17,24 +18,63 @@ FILE_SUFFIXES = (".yaml", ".yml")
 
 
 # -- catalog -------------------------------------------------------------------------------
+class Checked(abc.Mapping):
+    """A catalog file's entries by id, each checked with the same rules as scenarios the first time it is read
+    (a scenario names a few of the catalog's entries: checking the rest would cost a validate a tenth of its time)."""
+
+    def __init__(self, fname: str, key: str, fields: tuple[Field, ...], nodes: dict[str, tuple[Node, Node]]):
+        self.fname, self.key, self.fields, self.nodes = fname, key, fields, nodes
+        self.done: dict[str, Entity] = {}
+        self.problems: list[Problem] = []
+
+    def __getitem__(self, name: str) -> Entity:
+        if name not in self.done:
+            k, entry = self.nodes[name]
+            chk = Checker(f"catalog/{self.fname}", source=f"catalog {k.text}")
+            ent = Entity(self.key[:-1], k.text, line=k.line, col=k.col)
+            chk.block(entry, self.fields, f"{self.key}.{k.text}", ent.values)
+            self.problems += chk.problems
+            self.done[name] = with_sources(ent, f"catalog {ent.id}")
+        return self.done[name]
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+
+class Problems(abc.Sequence):
+    """The catalog's problems: reading them checks every entry first."""
+
+    def __init__(self, found: list[Problem], tables: tuple[Checked, ...]):
+        self.found, self.tables = found, tables
+
+    def all(self) -> list[Problem]:
+        for table in self.tables:
+            for name in table:
+                table[name]
+        return self.found + [p for table in self.tables for p in table.problems]
+
+    def __getitem__(self, i):
+        return self.all()[i]
+
+    def __len__(self) -> int:
+        return len(self.all())
+
+
 @lru_cache(maxsize=1)
-def catalog() -> tuple[dict[str, Entity], dict[str, Entity], tuple[Problem, ...]]:
-    """The built-in devices and models, checked with the same rules as scenarios."""
-    devices, models, problems = {}, {}, []
-    for fname, key, fields, out in (("devices.yaml", "devices", S.DEVICE_FIELDS, devices),
-                                    ("models.yaml", "models", S.MODEL_FIELDS, models)):
-        path = CATALOG_DIR / fname
-        node, probs = load_file(path, name=f"catalog/{fname}")
+def catalog() -> tuple[Checked, Checked, Problems]:
+    """The built-in devices and models (each checked with the same rules as scenarios when first read), and the
+    catalog's problems."""
+    tables, problems = [], []
+    for fname, key, fields in (("devices.yaml", "devices", S.DEVICE_FIELDS), ("models.yaml", "models", S.MODEL_FIELDS)):
+        node, probs = load_file(CATALOG_DIR / fname, name=f"catalog/{fname}")
         problems += probs
-        if not isinstance(node, Mapping) or not isinstance(node.get(key), Mapping):
-            continue
-        for k, entry in node.get(key).entries:
-            chk = Checker(f"catalog/{fname}", source=f"catalog {k.text}")
-            ent = Entity(key[:-1], k.text, line=k.line, col=k.col)
-            chk.block(entry, fields, f"{key}.{k.text}", ent.values)
-            problems += chk.problems
-            out[k.text] = with_sources(ent, f"catalog {ent.id}")
-    return devices, models, tuple(problems)
+        entries = node.get(key) if isinstance(node, Mapping) else None
+        nodes = {k.text: (k, entry) for k, entry in entries.entries} if isinstance(entries, Mapping) else {}
+        tables.append(Checked(fname, key, fields, nodes))
+    return tables[0], tables[1], Problems(problems, tuple(tables))
 
 
 def with_sources(ent: Entity, where: str) -> Entity:

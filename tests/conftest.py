@@ -62,8 +62,16 @@ def recalc(tmp_path_factory: pytest.TempPathFactory) -> Recalculator:
     return Recalculator(soffice, profile, tmp_path_factory)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """LibreOffice recalculations and PDF renders are the slow tier (`pytest -m "not slow"` skips them)."""
+QUIET = ("times this machine, and tests running beside it in parallel make the timings say nothing: run the "
+         "timing tests alone, `pytest -m timing` (the README's test command does, after the parallel run)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """LibreOffice recalculations and PDF renders are the slow tier (`pytest -m "not slow"` skips them); the timing
+    tests are skipped in a parallel run (xdist workers beside each other), which keeps the machine busy."""
+    workers = getattr(config, "workerinput", {}).get("workercount", 1)
     for item in items:
         if "recalc" in getattr(item, "fixturenames", ()) or item.module.__name__.endswith("test_report"):
             item.add_marker(pytest.mark.slow)
+        if workers > 1 and item.get_closest_marker("timing"):
+            item.add_marker(pytest.mark.skip(reason=QUIET))

@@ -7,7 +7,7 @@ import pytest
 
 from helpers import ROOT, family_figure, problems_of, results_of
 from sizing.evaluate import evaluate
-from sizing.formulas.expr import _erlang_c, _fleet_search
+from sizing.formulas.interpret import _erlang_c, _fleet_search
 from sizing.scenario import load_scenario_bytes
 
 
@@ -43,7 +43,7 @@ def test_erlang_b_skips_the_poisson_sum_only_where_it_is_one_to_the_last_bit():
     recursion to 1e-12."""
     from scipy.special import gammaincc, gammaln
 
-    from sizing.formulas.expr import _erlang_b, _erlang_b_array
+    from sizing.formulas.interpret import _erlang_b, _erlang_b_array
     rng = np.random.default_rng(7)
     c = np.floor(10 ** rng.uniform(0, 6, 100_000))
     a = c * rng.uniform(0, 3, 100_000)

@@ -12,7 +12,7 @@ import test_imports
 import test_schema as T
 from helpers import SCENARIOS, problems_of
 from sizing import schema as S
-from sizing.language.fields import SOURCE_ENTRY
+from sizing.language.hardware import SOURCE_ENTRY
 from sizing.language.types import NUMBER
 from sizing.loader import Scalar, load_text
 from sizing.units import KINDS, UnitError, parse_number, parse_quantity

@@ -184,7 +184,18 @@ def test_measure_quick_writes_a_device_entry_that_validates_and_a_chart(tmp_path
     assert bad.returncode == 2 and "a device entry is a .yaml file" in bad.stderr and not (tmp_path / "me.txt").exists()
 
 
+def test_a_matmul_sweep_reaches_a_large_product_whatever_its_budget():
+    """Below n = 1,024 a product leaves the processor idle and its rate understates it: a sweep whose budget is spent
+    still measures every size up to there (and stops after it)."""
+    from sizing.measure.cpu import MIN_SWEPT, SIZES, matmul_sweep
+    from sizing.measure.timing import Budget
+
+    swept = matmul_sweep("fp32", Budget(0.0), 1.0, repeat=1)
+    assert [p.n for p in swept.points] == [n for n in SIZES if n <= MIN_SWEPT] and MIN_SWEPT == 1024
+
+
 @pytest.mark.slow
+@pytest.mark.timing
 def test_measured_figures_agree_with_independent_timings_in_the_same_run():
     """The issue's check: the matmul rate within 15 % of an independent numpy timing of a large product, the
     bandwidth within 15 % of an independent copy timing (plain threads, one per processor, as many as measure uses),

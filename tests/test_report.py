@@ -118,7 +118,8 @@ def test_first_page_says_what_to_buy_and_why():
     assert f"MONTHLY COST ${best.value:,.0f} a month" in first
     gap = second.value - best.value
     assert f"Runner-up: H200 SXM 141GB rented on demand as traffic needs at {human(second.value, 'USD/month')}; the " \
-           f"recommendation costs {human(gap, 'USD/month')} ({100 * gap / second.value:.1f} %) less." in first
+           f"recommendation costs {human(gap, 'USD/month')} less ({100 * gap / second.value:.1f} % less than the " \
+           f"runner-up)." in first
     assert "Why: Traffic is below its peak most of the month" in first
     assert "Checked against: holds the model and its working memory; time between tokens at most 50 ms for 95 % of " \
            "requests; time to first token at most 1 s for 95 % of requests; serves a peak of 5 requests/s with 1 " \
@@ -481,12 +482,16 @@ def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family
     assert rows[6][3] == "0.48x"                                          # one run: no range
     assert rows[9] == expected("all GPUs", [x for x in serving if x["family"] == "gpu"])
     near = sum(1 / 1.3 <= x["speed"] <= 1.3 for x in serving)
-    assert trust_words(r).startswith(f"{near} of these {len(serving)} runs (") and near > len(serving) / 2
+    said = trust_words(r)
+    assert said.startswith(f"{near} of these {len(serving)} runs (") and near > len(serving) / 2
+    assert f"a fixed rule of sizing, set from the serving runs, {round(100 * near / len(serving))} % of which" in said
+    assert "even a larger margin can be reversed" not in said
+    assert "even a larger margin can be reversed" in trust_words(results(scenario("ref-classifier.yaml")))
     encoders = [x[0] for x in trust(results(scenario("ref-classifier.yaml")))]
     assert encoders == ["encoder latency", "encoder throughput", "all CPUs", "all GPUs"]     # no serving rows
     assert trust(results(scenario("ref-link-matmul.yaml"))) == ()
     said = text(pdf(scenario("chat-70b-fp8.yaml")))
-    assert "Held out: median (runs)" in said and f"AMD Instinct MI300X 17 0.93x 0.43x to 1.66x" in said
+    assert "Held out: median (runs)" in said and "AMD Instinct MI300X 17 0.93x 0.43x to 1.66x" in said
     assert "No published run in sizing's catalog measures this kind of work" in text(pdf(scenario("ref-link-matmul.yaml")))
 
 

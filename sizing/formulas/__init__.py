@@ -1,7 +1,8 @@
 """The formula graph: every derived quantity defined once (definitions.py imports the modules that define them)."""
 
 from . import definitions  # noqa: F401  (registers the quantities)
-from .expr import NAMED, Const, Expr, Missing, Ref, evaluate, refs, to_text, unpriced_or
+from .expr import NAMED, Const, Expr, Missing, Ref, refs, to_text, unpriced_or
+from .interpret import evaluate
 from .excel import excel_number, to_excel
 from .common import BLANK_READS, COST_CELLS, OFFER
 from .graph import (COMPARISONS, INPUTS, NA, QUANTITIES, TEXT_INPUTS, Planned, definition, plan, quantity_defs,

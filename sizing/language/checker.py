@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import Problem
 from ..loader import Mapping, Node, Scalar
 from ..units import UnitError
-from .fields import Field
+from .field import Field
 from .values import Value
 
 

@@ -19,6 +19,7 @@ PRECISIONS = {"fp64": np.float64, "fp32": np.float32}
 BITS = {"fp64": 64, "fp32": 32}
 CHUNK = (32_768, 1 << 20)   # values per triad chunk: at least 256 kB, at most 8 MB, an eighth of the cache a thread
 SIZES = (64, 128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096)
+MIN_SWEPT = 1024       # the sweep always reaches this size, whatever its budget
 
 
 @dataclass(frozen=True)
@@ -71,12 +72,15 @@ class MatmulSweep:
 
 def matmul_sweep(precision: str, budget: Budget, share: float, sizes=SIZES, repeat: int = 5,
                  progress: Callable[[str], None] = lambda s: None) -> MatmulSweep:
-    """Products of growing size until the next would not fit in `share` of the time left (at least three sizes)."""
+    """Products of growing size until the next would not fit in `share` of the time left; always up to n = 1,024 (or
+    the largest size given), below which a product is too small to keep the processor busy and the rate would
+    understate it (a busy or slow machine that spent its budget on smaller sizes got half the rate)."""
     dtype = PRECISIONS[precision]
     rng = np.random.default_rng(0)
     points: list[MatmulPoint] = []
+    floor = min(MIN_SWEPT, max(sizes))
     for n in sizes:
-        if len(points) >= 3 and points[-1].sample.median > 0:
+        if len(points) >= 3 and points[-1].n >= floor and points[-1].sample.median > 0:
             estimate = points[-1].sample.median * (n / points[-1].n) ** 3 * (repeat + 1)
             if not budget.fits(estimate, share):
                 break

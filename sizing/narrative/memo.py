@@ -202,11 +202,12 @@ def margin_words(r: Results, dec: Decision) -> str:
     verb = "costs" if "USD" in unit else f"has a {objective_words(dec)}"
     what = human(gap, unit, d.display if d else None)
     out = f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}; the " \
-          f"recommendation {verb} {what} ({percent(share, 3)}) {word}."
+          f"recommendation {verb} {what} {word} ({percent(share, 3)} {word} than the runner-up)."
     if share < CLOSE_CALL:
         near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), CLOSE_CALL)
-        evidence = (f": {near} of the {runs} published runs of this kind of work came within {percent(CLOSE_CALL, 2)} "
-                    f"of the predicted speed, the rest further off" if runs else "")
+        evidence = (f": {near} of the {runs} published runs of this kind of work, on every device in sizing's catalog, "
+                    f"came within a factor of {1 + CLOSE_CALL:g} of the predicted speed, the rest further off"
+                    if runs else "")
         out += (f" A margin under {percent(CLOSE_CALL, 2)} is within how far sizing's estimates can be off{evidence} "
                 "(how far to trust the estimates: the method section). Treat it as a close call and confirm both "
                 "with a measurement or a quote.")

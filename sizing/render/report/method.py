@@ -117,7 +117,8 @@ def row(label: str, runs: list[dict]) -> tuple[str, str, str, str, str]:
 
 
 def trust_words(r: Results) -> str:
-    """How many of the runs in the trust table came within the close-call margin of the prediction."""
+    """How many of the runs in the trust table came within the close-call margin of the prediction, and where the
+    margin comes from."""
     from ...catalog import within
     from ...narrative.memo import CLOSE_CALL, KIND_RUNS
 
@@ -125,6 +126,13 @@ def trust_words(r: Results) -> str:
     near, runs = within(tuple(c for kind in kinds for c in KIND_RUNS.get(kind, ())), CLOSE_CALL)
     if not runs:
         return ""
-    band = f"{1 / (1 + CLOSE_CALL):.2f}x to {1 + CLOSE_CALL:.2f}x"
-    return (f"{near} of these {runs} runs ({percent(near / runs, 2)}) came within {percent(CLOSE_CALL, 2)} of the predicted speed "
-            f"({band}), the margin under which page 1 calls two options a close call; the rest were further off.")
+    served, serving = within(KIND_RUNS["generate"], CLOSE_CALL)
+    factor = 1 + CLOSE_CALL
+    out = (f"{near} of these {runs} runs ({percent(near / runs, 2)}), on every device in sizing's catalog (the device "
+           f"and family rows show those compared here), came within a factor of {factor:g} of the predicted speed "
+           f"({1 / factor:.2f}x to {factor:.2f}x). Page 1 calls a margin under {percent(CLOSE_CALL, 2)} between two "
+           f"options a close call: a fixed rule of sizing, set from the serving runs, {percent(served / serving, 2)} "
+           "of which fall inside it.")
+    if near < runs / 2:
+        out += " Fewer fall inside it for this kind of work: even a larger margin can be reversed."
+    return out

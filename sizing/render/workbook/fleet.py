@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...formulas.expr import (FLEET_SEARCH, RECURSION_LIMIT, TAIL, TAIL_C, TINY, TINY_C, BinOp, Call, Expr, Ref,
-                              _erlang_b, erlang_b_series, erlang_c_of)
+from ...formulas.expr import FLEET_SEARCH, TAIL, TAIL_C, TINY, TINY_C, BinOp, Call, Expr, Ref
+from ...formulas.interpret import RECURSION_LIMIT, _erlang_b, erlang_b_series, erlang_c_of
 
 from .base import Align, Book, header, put, put_text, widths
 from .parts import replaced
