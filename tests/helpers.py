@@ -1,7 +1,16 @@
-"""Shared test helpers: load and evaluate a scenario file or inline YAML."""
+"""Shared test helpers: load and evaluate a scenario file or inline YAML; reports rendered once per test run and their
+text read once."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import io
+import os
+import shutil
+import tempfile
+import time
+from functools import lru_cache
 from pathlib import Path
 
 from sizing.evaluate import Results, evaluate
@@ -36,3 +45,46 @@ def family_figure(family: str, name: str) -> float:
     from sizing.binding import figure
     from sizing.catalog import family_defaults
     return figure(name.removesuffix("_8bit"), str(family_defaults()[family][name]["value"]))[0]
+
+
+STAND_IN_WORKBOOK = b"PK\x03\x04 stand-in workbook bytes"       # attached where a test does not read the workbook
+
+
+@lru_cache(maxsize=None)
+def shipped_report(path: Path) -> bytes:
+    """The report of a scenario file with a stand-in workbook attached, rendered once per test run: xdist workers
+    share it through a folder of the run (a lock per report keeps a second worker waiting, not rendering too)."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run is None:                                   # one process: its own cache is the run's
+        return _render(path)
+    folder = Path(tempfile.gettempdir()) / "sizing-test-renders" / run
+    if not folder.exists():
+        for old in folder.parent.glob("*") if folder.parent.exists() else ():
+            if time.time() - old.stat().st_mtime > 86400:          # runs of other days
+                shutil.rmtree(old, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{path.stem}-{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}.pdf"
+    with open(folder / f"{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not out.exists():
+            part = out.with_suffix(f".{os.getpid()}.part")
+            part.write_bytes(_render(path))
+            part.rename(out)
+    return out.read_bytes()
+
+
+def _render(path: Path) -> bytes:
+    from sizing.render.report import report_bytes
+
+    scn, problems = load_scenario(path)
+    assert scn is not None, problems
+    return report_bytes(evaluate(scn), workbook=STAND_IN_WORKBOOK)
+
+
+@lru_cache(maxsize=32)
+def page_texts(data: bytes) -> tuple[str, ...]:
+    """Each page's text as pypdf reads it, whitespace collapsed (table cells and wrapped lines become single spaces),
+    read once per PDF."""
+    import pypdf
+
+    return tuple(" ".join(page.extract_text().split()) for page in pypdf.PdfReader(io.BytesIO(data)).pages)

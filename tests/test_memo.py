@@ -11,6 +11,7 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
+from helpers import shipped_report
 from sizing.evaluate import evaluate
 from sizing.narrative.glossary import terms_in
 from sizing.narrative.memo import input_words, margin_words, risks, source_age
@@ -126,15 +127,14 @@ def test_the_glossary_lists_the_terms_that_appear():
 
 
 # -- the rendered memo -------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
 def pdf(name: str) -> bytes:
-    from sizing.render.report import report_bytes
-    return report_bytes(results(name))
+    return shipped_report(ROOT / "scenarios" / f"{name}.yaml")
 
 
-def pages(name: str) -> list[str]:
+@lru_cache(maxsize=None)
+def pages(name: str) -> tuple[str, ...]:
     with pdfplumber.open(io.BytesIO(pdf(name))) as doc:
-        return [" ".join((p.extract_text() or "").split()) for p in doc.pages]
+        return tuple(" ".join((p.extract_text() or "").split()) for p in doc.pages)
 
 
 @pytest.mark.slow

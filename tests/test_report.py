@@ -18,6 +18,7 @@ import pdfplumber
 import pypdf
 import pytest
 
+from helpers import STAND_IN_WORKBOOK, page_texts, shipped_report
 from sizing import __version__
 from sizing import formulas as F
 from sizing.evaluate import Results, decide_with, evaluate, what_if
@@ -31,7 +32,7 @@ from sizing.scenario import load_scenario, load_scenario_bytes, sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
-WORKBOOK = b"PK\x03\x04 stand-in workbook bytes"
+WORKBOOK = STAND_IN_WORKBOOK
 
 HOSTILE = """\
 sizing: 1
@@ -72,9 +73,8 @@ def results(path: Path) -> Results:
     return r
 
 
-@lru_cache(maxsize=None)
 def pdf(path: Path) -> bytes:
-    return report_bytes(results(path), workbook=WORKBOOK)
+    return shipped_report(path)
 
 
 def reader(data: bytes) -> pypdf.PdfReader:
@@ -83,7 +83,7 @@ def reader(data: bytes) -> pypdf.PdfReader:
 
 def text(data: bytes, pages: slice = slice(None)) -> str:
     """All text of the pages, whitespace collapsed (table cells and wrapped lines become single spaces)."""
-    return " ".join(" ".join(p.extract_text().split()) for p in reader(data).pages[pages])
+    return " ".join(page_texts(data)[pages])
 
 
 def squeezed(s: str) -> str:
