@@ -11,7 +11,7 @@ from typing import Sequence
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from .. import currency
 from .format import number, scale_for
@@ -123,7 +123,8 @@ def log_axis(axis) -> None:
     narrow = high / max(low, 1e-300) < 1e3
     axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if narrow else (1.0,), numticks=12))
     axis.set_major_formatter(FuncFormatter(lambda v, _: number(v, 3)))
-    axis.set_minor_formatter(NullFormatter())
+    axis.set_minor_locator(NullLocator())     # no minor ticks: the labelled ones and the grid are read; laying out
+                                              # unlabelled minor ticks was a third of a report's chart time
 
 
 def scaled(values, unit: str) -> tuple[str, float]:
