@@ -46,6 +46,11 @@ def derived(ent: Entity, v: Any, unit: str, text: str, source: str, like: str | 
     return Value(v, unit, text, file, line, col, source)
 
 
+def blank_key(role: str, d: Entity) -> str:
+    """The key of the cell a device leaves blank for a cost role (Binder.blank)."""
+    return f"device.{d.id}.{F.INPUTS[role].path('device')}"
+
+
 class Binder:
     """Collects the inputs of every pair, each entity field once, under stable keys."""
 
@@ -89,7 +94,7 @@ class Binder:
         """A cost cell the device leaves blank: a price or purchase has no value (NaN: not offered that way), any
         other reads as what the formulas take when the field is left out (F.BLANK_READS)."""
         path = F.INPUTS[role].path("device")
-        key = f"device.{d.id}.{path}"
+        key = blank_key(role, d)
         reads, text = F.BLANK_READS.get(role, (F.Const(math.nan), ""))
         v = derived(d, reads.value, F.INPUTS[role].unit, "",
                     f"not given: blank, read as {text}" if text else "not given: blank, not offered that way")
@@ -217,7 +222,7 @@ def not_offered(binder: Binder, w: Entity, d: Entity, plan: list[Planned]) -> fr
     """The quantities of a pair (its `plan`) that need a price or purchase the device leaves blank (own_rate of a
     device not sold, every cost of one not priced): the workbook keeps their formulas, live for a figure typed in,
     but the results leave them out, as quantities that do not apply."""
-    if not any(f"device.{d.id}.{F.INPUTS[role].path('device')}" in binder.blanks for role in F.OFFER):
+    if not any(blank_key(role, d) in binder.blanks for role in F.OFFER):
         return frozenset()                # both priced and sold (no blank offer cell): nothing differs
 
     def ids(planned: list[Planned]) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import abc
 from dataclasses import replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from . import schema as S
@@ -50,6 +50,7 @@ class Problems(abc.Sequence):
     def __init__(self, found: list[Problem], tables: tuple[Checked, ...]):
         self.found, self.tables = found, tables
 
+    @cached_property
     def all(self) -> list[Problem]:
         for table in self.tables:
             for name in table:
@@ -57,10 +58,10 @@ class Problems(abc.Sequence):
         return self.found + [p for table in self.tables for p in table.problems]
 
     def __getitem__(self, i):
-        return self.all()[i]
+        return self.all[i]
 
     def __len__(self) -> int:
-        return len(self.all())
+        return len(self.all)
 
 
 @lru_cache(maxsize=1)

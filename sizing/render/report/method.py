@@ -90,12 +90,12 @@ def trust(r: Results) -> tuple[tuple[str, str, str, str, str], ...]:
     and the median of the runs no default was chosen from (held out)."""
     from ...catalog import accuracy_runs
     from ...narrative.common import device_name
-    from ...narrative.memo import KIND_RUNS, catalog_id
+    from ...narrative.memo import catalog_id
 
     kinds = dict.fromkeys(p.kind for p in r.pairs)
-    categories = tuple(dict.fromkeys(c for kind in kinds for c in KIND_RUNS.get(kind, ())))
-    runs = [x for x in accuracy_runs() if x["category"] in categories]
-    groups = [(CATEGORY_WORDS.get(cat, cat), [x for x in runs if x["category"] == cat]) for cat in categories]
+    cats = categories(r)
+    runs = [x for x in accuracy_runs() if x["category"] in cats]
+    groups = [(CATEGORY_WORDS.get(cat, cat), [x for x in runs if x["category"] == cat]) for cat in cats]
     if "generate" in kinds:
         lo, hi = MID_BATCH
         groups.insert(2, (f"throughput at batch {lo}-{hi}", [x for x in runs if x["category"] == "throughput_large_batch"
@@ -106,6 +106,13 @@ def trust(r: Results) -> tuple[tuple[str, str, str, str, str], ...]:
     groups += [(f"all {FAMILY_WORDS[f]}s", [x for x in runs if x.get("family") == f])
                for f in dict.fromkeys(d.get("kind") for d in devices) if f in FAMILY_WORDS]
     return tuple(row(label, group) for label, group in groups if group)
+
+
+def categories(r: Results) -> tuple[str, ...]:
+    """The accuracy categories of the published runs that speak for the kinds of work present."""
+    from ...narrative.memo import KIND_RUNS
+
+    return tuple(dict.fromkeys(c for kind in dict.fromkeys(p.kind for p in r.pairs) for c in KIND_RUNS.get(kind, ())))
 
 
 def row(label: str, runs: list[dict]) -> tuple[str, str, str, str, str]:
@@ -122,8 +129,7 @@ def trust_words(r: Results) -> str:
     from ...catalog import within
     from ...narrative.memo import CLOSE_CALL, KIND_RUNS
 
-    kinds = dict.fromkeys(p.kind for p in r.pairs)
-    near, runs = within(tuple(c for kind in kinds for c in KIND_RUNS.get(kind, ())), CLOSE_CALL)
+    near, runs = within(categories(r), CLOSE_CALL)
     if not runs:
         return ""
     served, serving = within(KIND_RUNS["generate"], CLOSE_CALL)
