@@ -489,10 +489,34 @@ def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family
     assert "even a larger margin can be reversed" in trust_words(results(scenario("ref-classifier.yaml")))
     encoders = [x[0] for x in trust(results(scenario("ref-classifier.yaml")))]
     assert encoders == ["encoder latency", "encoder throughput", "all CPUs", "all GPUs"]     # no serving rows
+    assert "Where the held-out median" not in said                     # every row's held-out median is near
     assert trust(results(scenario("ref-link-matmul.yaml"))) == ()
     said = text(pdf(scenario("chat-70b-fp8.yaml")))
     assert "Held out: median (runs)" in said and "AMD Instinct MI300X 17 0.93x 0.43x to 1.66x" in said
     assert "No published run in sizing's catalog measures this kind of work" in text(pdf(scenario("ref-link-matmul.yaml")))
+
+
+def test_trust_words_flag_rows_whose_held_out_runs_sit_apart():
+    """A row with two or more held-out runs whose median lies more than 1.25x from its runs' median is named, with
+    both medians; two compared devices that are one catalog device give one row."""
+    import statistics
+
+    import yaml
+    from sizing.render.report.method import trust, trust_words
+
+    runs = yaml.safe_load((ROOT / "sizing" / "catalog" / "accuracy.yaml").read_text())["runs"]
+    r = results(scenario("ref-classifier.yaml"))
+    named = []
+    for label, cat in (("encoder latency", "encoder_latency"), ("encoder throughput", "encoder_throughput")):
+        group = [x["speed"] for x in runs if x["category"] == cat]
+        held = [x["speed"] for x in runs if x["category"] == cat and x.get("held_out")]
+        whole, kept = statistics.median(group), statistics.median(held)
+        if len(held) >= 2 and max(whole, kept) / min(whole, kept) > 1.25:
+            named.append(f"{label} (held out {kept:.2f}x, all {whole:.2f}x)")
+    said = trust_words(r)
+    assert named and "the row is less sure than it looks: " + "; ".join(named) in said
+    labels = [x[0] for x in trust(results(scenario("moe-mixtral-serving.yaml")))]
+    assert len(labels) == len(set(labels)) and "NVIDIA H100 SXM5 80GB" in labels
 
 
 def test_how_sure_section_tabulates_every_option_that_can_qualify():

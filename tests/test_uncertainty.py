@@ -357,3 +357,14 @@ def test_the_same_seed_gives_the_same_bytes_in_another_process(tmp_path):
     runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"}).stdout for seed in ("1", "2")}
     assert len(runs) == 1 and len(runs.pop().split()) == 2
+
+
+def test_odds_of_a_close_call_say_what_they_leave_out(result, monkeypatch):
+    from sizing.narrative import memo
+    from sizing.narrative.confidence import sentence
+    caveat = ("These odds cover only the ranges the scenario gives; the lead, under 30 %, is also within how far "
+              "single published runs fell from the predictions, which those ranges need not span.")
+    assert memo.margin(result.decision) == pytest.approx(1810 / 6744, abs=1e-3)      # MI300X leads H200 by 26.8 %
+    assert sentence(result, result.decision).endswith(caveat)
+    monkeypatch.setattr(memo, "CLOSE_CALL", 0.25)                                  # the same lead, no longer close
+    assert "These odds" not in sentence(result, result.decision)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 
 from ..evaluate import Results
-from ..render.format import human
+from ..render.format import human, percent
 from ..results import Decision
 from ..uncertainty.summary import DecisionSpread
-from .memo import input_words, money_of, option_words
+from .memo import CLOSE_CALL, close_call, input_words, money_of, option_words
 
 NAMED = 3               # options a sentence names by their share of wins
 
@@ -59,7 +59,11 @@ def sentence(r: Results, dec: Decision) -> str:
     others = [f"{label(r, dec, o.option)} in {share(o.win_probability)}" for o in rest]
     if s.none_qualifies > 0:
         others.append(f"none qualifies in {share(s.none_qualifies)}")
-    return lead + ("; " + ", ".join(others) if others else "") + "."
+    out = lead + ("; " + ", ".join(others) if others else "") + "."
+    if close_call(dec):
+        out += (f" These odds cover only the ranges the scenario gives; the lead, under {percent(CLOSE_CALL, 2)}, is "
+                "also within how far single published runs fell from the predictions, which those ranges need not span.")
+    return out
 
 
 def label(r: Results, dec: Decision, oid: str) -> str:

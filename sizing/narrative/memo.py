@@ -188,6 +188,20 @@ def fallback(r: Results, dec: Decision) -> str:
     return f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, d.unit if d else dec.unit)}."
 
 
+def margin(dec: Decision) -> float | None:
+    """The recommendation's lead over the runner-up as a share of the runner-up's value (None without both)."""
+    best, second = dec.best, runner_up(dec)
+    if best is None or second is None or best.value is None or second.value is None:
+        return None
+    return abs(second.value - best.value) / abs(second.value) if second.value else 0.0
+
+
+def close_call(dec: Decision) -> bool:
+    """A lead under CLOSE_CALL: within how far the estimates can be off."""
+    lead = margin(dec)
+    return lead is not None and lead < CLOSE_CALL
+
+
 def margin_words(r: Results, dec: Decision) -> str:
     """'Runner-up: H200 SXM 141GB rented on demand as traffic needs at $6,596/month; the recommendation costs
     $1,760 (27 %) less. A margin under 30 % ...'."""
@@ -197,13 +211,13 @@ def margin_words(r: Results, dec: Decision) -> str:
     d = F.definition(dec.quantity)
     unit = d.unit if d else dec.unit
     gap = abs(second.value - best.value)
-    share = gap / abs(second.value) if second.value else 0.0
+    share = margin(dec)
     word = "less" if "USD" in unit else ("higher" if dec.maximise else "lower")
     verb = "costs" if "USD" in unit else f"has a {objective_words(dec)}"
     what = human(gap, unit, d.display if d else None)
     out = f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}; the " \
           f"recommendation {verb} {what} {word} ({percent(share, 3)} {word} than the runner-up)."
-    if share < CLOSE_CALL:
+    if close_call(dec):
         near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), CLOSE_CALL)
         evidence = (f": {near} of the {runs} published runs of this kind of work, on every device in sizing's catalog, "
                     f"came within a factor of {1 + CLOSE_CALL:g} of the predicted speed, the rest further off"

@@ -81,6 +81,7 @@ CATEGORY_WORDS = {"decode_batch1": "decode at batch 1", "throughput_large_batch"
 
 FAMILY_WORDS = {"gpu": "GPU", "tpu": "TPU", "accelerator": "accelerator", "cpu": "CPU", "npu": "NPU"}
 MID_BATCH = (8, 64)         # the batches most serving scenarios run at: a row of its own
+HELD_APART = 1.25         # a held-out median further than this from all runs' is flagged (the accuracy bar's held-out tolerance)
 
 
 def trust(r: Results) -> tuple[tuple[str, str, str, str, str], ...]:
@@ -88,6 +89,11 @@ def trust(r: Results) -> tuple[tuple[str, str, str, str, str], ...]:
     serving, also the runs at mid-size batches), per compared device with runs of its own (what its risk line
     says), and per family of the devices compared: how many, their measured / predicted speed (median and range),
     and the median of the runs no default was chosen from (held out)."""
+    return tuple(row(label, group) for label, group in trust_groups(r))
+
+
+def trust_groups(r: Results) -> list[tuple[str, list[dict]]]:
+    """The trust table's rows as (label, published runs), rows without runs left out."""
     from ...catalog import accuracy_runs
     from ...narrative.common import device_name
     from ...narrative.memo import catalog_id
@@ -105,7 +111,10 @@ def trust(r: Results) -> tuple[tuple[str, str, str, str, str], ...]:
                for d in devices]
     groups += [(f"all {FAMILY_WORDS[f]}s", [x for x in runs if x.get("family") == f])
                for f in dict.fromkeys(d.get("kind") for d in devices) if f in FAMILY_WORDS]
-    return tuple(row(label, group) for label, group in groups if group)
+    rows: dict[str, list[dict]] = {}
+    for label, group in groups:             # two devices of one scenario may be the same catalog device
+        rows.setdefault(label, group)
+    return [(label, group) for label, group in rows.items() if group]
 
 
 def categories(r: Results) -> tuple[str, ...]:
@@ -141,4 +150,22 @@ def trust_words(r: Results) -> str:
            "of which fall inside it.")
     if near < runs / 2:
         out += " Fewer fall inside it for this kind of work: even a larger margin can be reversed."
-    return out
+    return out + apart_words(trust_groups(r))
+
+
+def apart_words(groups: list[tuple[str, list[dict]]]) -> str:
+    """A sentence naming the rows whose held-out median lies more than HELD_APART from the median of all their
+    runs (at least two held out): there the defaults suit the runs they were chosen from better than others."""
+    apart = []
+    for label, runs in groups:
+        held = [x["speed"] for x in runs if x.get("held_out")]
+        if len(held) < 2:
+            continue
+        whole, kept = statistics.median(x["speed"] for x in runs), statistics.median(held)
+        if max(whole, kept) / min(whole, kept) > HELD_APART:
+            apart.append(f"{label} (held out {kept:.2f}x, all {whole:.2f}x)")
+    if not apart:
+        return ""
+    return (f" Where the held-out median lies more than {HELD_APART:g}x from the median of all runs, the defaults fit "
+            f"the runs they were chosen from better than new ones, so the row is less sure than it looks: "
+            f"{'; '.join(apart)}.")
