@@ -171,3 +171,21 @@ def test_the_sign_off_block_and_provenance_say_who_and_when():
     assert "Sign-off Role Name Signature Date Prepared by (owner) Applied ML Reviewed by Approved by" in first
     last = " ".join(pages("finetune-approach")[-2:])
     assert "Built 2026-12-03, the scenario's date (not the clock" in last
+
+
+@pytest.mark.parametrize("name, variants, what", [
+    ("chat-70b-fp8", ("fleet",), "If capacity cannot be had on demand: rent 7 × Instinct MI300X by the hour, all "
+                                 "month, $9,460/month (the cheapest option held all month)."),
+    ("capacity-chat-8b", ("fleet", "busy_hours"), "If the hosted API is not an option: rent"),
+])
+def test_a_service_recommended_names_the_cheapest_option_without_it(name, variants, what):
+    """On demand recommended: the cheapest fleet held all month; the hosted API: the cheapest option on devices (held
+    all month or rented on demand); each with the cost the options table gives it."""
+    from sizing.narrative.memo import action, fallback
+    r = results(name)
+    dec = r.decision
+    own = min((o for o in dec.options if o.variant in variants and o.passes), key=lambda o: o.value)
+    said = fallback(r, dec)
+    assert said.startswith(what)
+    act, _ = action(r, dec, own)
+    assert f"{act[0].lower()}{act[1:]}, " in said and f"{own.value:,.0f}/month (the cheapest option" in said

@@ -172,20 +172,27 @@ def runner_up(dec: Decision) -> Option | None:
     return next((o for o in dec.options if o.rank == 2), None)
 
 
+# Where the recommendation is a service: what cannot be had, the options that do without it, and what they are.
+FALLBACK = {"busy_hours": ("capacity cannot be had on demand", ("fleet",), "held all month"),
+            "api": ("the hosted API is not an option", ("fleet", "busy_hours"), "on devices of your own or rented")}
+
+
 def fallback(r: Results, dec: Decision) -> str:
-    """Where the recommendation is a service (on demand, the hosted API): the cheapest fleet held all month that
-    meets every requirement, the plan if the service cannot be had."""
+    """Where the recommendation is a service (on demand, the hosted API): the best option that meets every
+    requirement without that service, the plan if it cannot be had."""
     b = dec.best
-    if b is None or b.variant == "fleet":
+    if b is None or b.variant not in FALLBACK:
         return ""
-    own = min((o for o in dec.options if o.variant == "fleet" and o.passes and o.value is not None),
+    unless, variants, what = FALLBACK[b.variant]
+    own = min((o for o in dec.options if o.variant in variants and o.passes and o.value is not None),
               key=lambda o: -o.value if dec.maximise else o.value, default=None)
     if own is None:
         return ""
     act, _ = action(r, dec, own)
     d = F.definition(dec.quantity)
-    unless = "capacity cannot be had on demand" if b.variant == "busy_hours" else "the hosted API is not an option"
-    return f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, d.unit if d else dec.unit)}."
+    best = "best" if dec.maximise or "USD" not in (d.unit if d else dec.unit) else "cheapest"
+    return (f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, d.unit if d else dec.unit)} (the {best} "
+            f"option {what}).")
 
 
 def margin(dec: Decision) -> float | None:

@@ -49,7 +49,7 @@ class Decision:
     options: Table | None = None      # every option's money, requirements and risks
     options_note: str = ""
     risks: str = ""                   # the recommendation's risks, from data
-    fallback: str = ""                # a service recommended: the cheapest fleet held all month instead
+    fallback: str = ""                # a service recommended: the cheapest option without it
     confidence: Confidence | None = None      # how sure: the draws of the scenario's uncertain inputs
 
 
