@@ -81,8 +81,8 @@ def test_the_grid_in_terminal_json_and_workbook():
     (g,) = r.grids
     text = render(r)
     assert "grid of batch (down) by precision (across) for chat" in text
-    assert re.search(r"16 +mi300x, on demand as traffic needs \$4,934/month +b200, on demand as traffic needs "
-                     r"\$10,647/month", text)
+    assert re.search(r"16 +mi300x, on demand as traffic needs \$4,705/month +b200, on demand as traffic needs "
+                     r"\$10,008/month", text)
     data = json.loads(json.dumps(as_dict(r)))
     assert data["grids"][0]["recommendation"][2][0] == g.best[2][0]
     assert data["grids"][0]["columns"] == {"field": "precision", "values": ["fp8", "bf16"]}

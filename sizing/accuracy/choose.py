@@ -3,7 +3,7 @@
 Per family and figure: the median of the values the calibration records imply (the figure that would
 make each prediction match its record, the others at the defaults being chosen), rounded to 5 %; a
 family with fewer than MIN_RECORDS calibration records for a figure takes the median over all families
-(said so in its basis). Three passes let the figures settle, since each record's implied value depends
+(said so in its basis). Damped passes let the figures settle, since each record's implied value depends
 on the others. The efficiencies and the latency floor trade against each other, so each is read where
 the other weighs little: efficiencies from the records whose floor is under FLOOR_LITTLE of their time,
 the floor (per family, by the same rule) as the median of the floors implied by the records where it is
@@ -18,30 +18,22 @@ from pathlib import Path
 
 import yaml
 
-from ..catalog import HERE, family_defaults, measurements
-from ..binding import figure
+from ..catalog import HERE, measurements
 from .records import FAMILIES, TIMES, family_of, figure_of, held_out, narrow, predict, skipped
 
 MIN_RECORDS = 3
 FLOOR_LITTLE = 0.15
 FLOOR_MUCH = 0.25
 FLOOR_START = 30e-6        # s per layer: the provisional floor the shares are first measured at
-PASSES = 3
+PASSES = 6
 FLOOR_MAX = 1e-3           # s per layer: the bisection's upper end
 FLOOR_CATEGORIES = ("decode_batch1", "ttft", "encoder_latency")
+# Where the passes start, for every family (the first pass reads the floor's weight at FLOOR_START).
+START = {"efficiency": 0.6, "efficiency_8bit": 0.4, "bandwidth_efficiency": 0.7, "train_efficiency": 0.45,
+         "train_efficiency_8bit": 0.4, "layer_overhead": FLOOR_START}
 CHOSEN = ("efficiency", "efficiency_8bit", "bandwidth_efficiency", "train_efficiency", "train_efficiency_8bit")
 RESERVE = {"value": "10 %", "basis": "vLLM's default gpu_memory_utilization of 0.9 (runtime context, allocator "
            "slack and CUDA graphs in the other 10 %); TensorRT-LLM and JetStream keep a similar margin"}
-
-
-def figures_now() -> dict[str, dict[str, float]]:
-    """The shipped defaults in SI (fractions as shares, the floor in seconds)."""
-    out = {}
-    for fam, figs in family_defaults().items():
-        out[fam] = {n: figure(n.removesuffix("_8bit"), str(f["value"]))[0] for n, f in figs.items()}
-        for n in ("efficiency", "train_efficiency"):
-            out[fam].setdefault(f"{n}_8bit", out[fam][n])
-    return out
 
 
 def fields(figs: dict[str, float], r: dict) -> dict[str, str]:
@@ -118,11 +110,22 @@ def one_pass(figs: dict[str, dict[str, float]]) -> tuple[dict, dict]:
             evidence.setdefault((fam, name), []).append((r["id"], x))
     new = {fam: dict(f) for fam, f in figs.items()}
     for name in CHOSEN:
-        pooled = [x for (f, n), xs in evidence.items() if n == name for _, x in xs]
         for fam in FAMILIES:
-            xs = [x for _, x in evidence.get((fam, name), [])]
-            new[fam][name] = round5(statistics.median(xs if len(xs) >= MIN_RECORDS else pooled))
+            new[fam][name] = statistics.median(x for _, x in used(evidence, fam, name))
     return new, evidence
+
+
+def pooled(evidence: dict, fam: str, name: str) -> list[tuple[str, float]]:
+    """The records a family short of its own borrows: those of every family, but a CPU's for no accelerator (a
+    CPU is not a GPU: its threads synchronise and its arithmetic runs differently)."""
+    return [e for (f, n), xs in evidence.items() if n == name and (f != "cpu" or fam == "cpu") for e in xs]
+
+
+def used(evidence: dict, fam: str, name: str) -> list[tuple[str, float]]:
+    """The (record, implied value) pairs a family's figure is the median of: its own, or the pool's when it has
+    fewer than MIN_RECORDS."""
+    own = evidence.get((fam, name), [])
+    return own if len(own) >= MIN_RECORDS else pooled(evidence, fam, name)
 
 
 def round5(x: float) -> float:
@@ -137,19 +140,29 @@ def floor(figs: dict[str, dict[str, float]]) -> tuple[dict[str, float], dict]:
         fam = family_of(r)
         if r["category"] in FLOOR_CATEGORIES and floor_share(r, figs[fam]) >= FLOOR_MUCH:
             evidence.setdefault((fam, "layer_overhead"), []).append((r["id"], implied_floor(r, figs[fam])))
-    pooled = [x for xs in evidence.values() for _, x in xs]
-    own = {fam: [x for _, x in evidence.get((fam, "layer_overhead"), [])] for fam in FAMILIES}
-    return {fam: statistics.median(xs if len(xs) >= MIN_RECORDS else pooled) for fam, xs in own.items()}, evidence
+    return {fam: statistics.median(x for _, x in used(evidence, fam, "layer_overhead")) for fam in FAMILIES}, evidence
 
 
 def choose() -> tuple[dict, dict]:
-    """The family figures (SI) and their evidence: (family, figure) -> [(record, implied value)]."""
-    figs = {fam: {**f, "layer_overhead": FLOOR_START} for fam, f in figures_now().items()}
+    """The family figures (SI) and their evidence: (family, figure) -> [(record, implied value)]. From the same
+    start whatever was shipped, each pass moves the figures halfway to what the records imply, and the result is
+    the mean of the last two passes: undamped, the efficiencies and the floor swap evidence (a record counts for
+    the one that weighs in it) and alternate between two states. Efficiencies are rounded to 5 % at the end."""
+
+    figs = last = {fam: dict(START) for fam in FAMILIES}
     for _ in range(PASSES):
-        figs, evidence = one_pass(figs)
-        overhead, floors = floor(figs)
-        figs = {fam: {**f, "layer_overhead": overhead[fam]} for fam, f in figs.items()}
+        target, evidence = one_pass(figs)
+        overhead, floors = floor(target)
+        target = {fam: {**f, "layer_overhead": overhead[fam]} for fam, f in target.items()}
+        last, figs = figs, halfway(figs, target)
+    figs = halfway(last, figs)
+    figs = {fam: {n: x if n == "layer_overhead" else round5(x) for n, x in f.items()} for fam, f in figs.items()}
     return figs, {**evidence, **floors}
+
+
+def halfway(a: dict, b: dict) -> dict:
+    """Figures halfway between `a` and `b`, family by family."""
+    return {fam: {n: (x + a[fam][n]) / 2 for n, x in f.items()} for fam, f in b.items()}
 
 
 def deciles(xs: list[float]) -> tuple[float, float]:
@@ -164,23 +177,23 @@ def write(figs: dict, evidence: dict, path: Path = HERE / "defaults.yaml") -> No
     for fam in FAMILIES:
         entry = {}
         for name in (*CHOSEN, "layer_overhead"):
-            own = evidence.get((fam, name), [])
-            used = own if len(own) >= MIN_RECORDS else [e for (f, n), xs in evidence.items() if n == name for e in xs]
-            xs = [x for _, x in used]
+            own, chosen = evidence.get((fam, name), []), used(evidence, fam, name)
+            xs = [x for _, x in chosen]
             few = {0: f"no {fam} record", 1: f"one {fam} record"}.get(len(own), f"only {len(own)} {fam} records")
-            how = "median" if used is own else f"median over every family ({few})"
+            every = "every family" if fam == "cpu" else "every family but CPUs"
+            how = "median" if chosen is own else f"median over {every} ({few})"
             if name == "layer_overhead":
                 entry[name] = {"value": f"{round(figs[fam][name] * 1e6):g} us",
                                "basis": f"{how} of the floors {len(xs)} batch-1 measurements imply where the floor "
                                         f"weighs (decode, time to first token, encoder latency), spread "
                                         f"{min(xs) * 1e6:.0f}-{max(xs) * 1e6:.0f} us",
-                               "records": sorted(i for i, _ in used)}
+                               "records": sorted(i for i, _ in chosen)}
                 continue
             lo, hi = deciles(xs)
             entry[name] = {"value": f"{figs[fam][name] * 100:.0f} %",
                            "basis": f"{how} of {len(xs)} published measurements, spread {min(xs):.0%}-{max(xs):.0%} "
                                     f"(10th-90th percentile {lo:.0%}-{hi:.0%})",
-                           "records": sorted(i for i, _ in used)}
+                           "records": sorted(i for i, _ in chosen)}
         entry["memory_reserve"] = dict(RESERVE)
         out[fam] = entry
     head = (HERE / "defaults.yaml").read_text().split("families:")[0]      # the comment above stays
