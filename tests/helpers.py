@@ -21,7 +21,12 @@ SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
 
 
 def results_of(name: str) -> Results:
-    scn, problems = load_scenario(ROOT / "scenarios" / f"{name}.yaml")
+    return results_at(ROOT / "scenarios" / f"{name}.yaml")
+
+
+def results_at(path: Path) -> Results:
+    """A scenario file evaluated (it must load without errors)."""
+    scn, problems = load_scenario(path)
     assert scn is not None, problems
     return evaluate(scn)
 
@@ -76,9 +81,7 @@ def shipped_report(path: Path) -> bytes:
 def _render(path: Path) -> bytes:
     from sizing.render.report import report_bytes
 
-    scn, problems = load_scenario(path)
-    assert scn is not None, problems
-    return report_bytes(evaluate(scn), workbook=STAND_IN_WORKBOOK)
+    return report_bytes(results_at(path), workbook=STAND_IN_WORKBOOK)
 
 
 @lru_cache(maxsize=32)

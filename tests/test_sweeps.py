@@ -12,20 +12,19 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from helpers import results_of
 from sizing.evaluate import evaluate
 from sizing.render.data import as_dict
 from sizing.render.table import render
 from sizing.render.workbook import workbook_bytes
-from sizing.scenario import load_scenario, load_scenario_bytes
+from sizing.scenario import load_scenario_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @lru_cache(maxsize=None)
 def results(name: str):
-    scn, problems = load_scenario(ROOT / "scenarios" / f"{name}.yaml")
-    assert scn is not None, problems
-    return evaluate(scn)
+    return results_of(name)
 
 
 def variant(name: str, old: str, new: str):
@@ -115,7 +114,7 @@ def test_the_traffic_sweep_and_the_grid_in_the_report():
             return " ".join(" ".join((p.extract_text() or "").split()) for p in doc.pages)
 
     capacity = text("capacity-chat-8b")
-    assert "Replicas by traffic.peak traffic.peak h100 l40s 15 4 10 20 5 13 40 8 24" in capacity
+    assert "Replicas by traffic.peak traffic.peak h100 l40s 15 4 9 20 5 12 40 8 22" in capacity
     assert "Monthly cost by traffic.peak" in capacity and "Step time by traffic.peak" not in capacity
     grid = text("chat-70b-fp8")
     assert "Grid: Recommended option and its monthly cost, by batch (down) and precision (across)" in grid

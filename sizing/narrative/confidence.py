@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 
 from ..evaluate import Results
-from ..render.format import human, percent
+from ..render.format import human
 from ..results import Decision
 from ..uncertainty.summary import DecisionSpread
-from .memo import CLOSE_CALL, close_call, input_words, money_of, option_words
+from .memo import close_call, input_words, money_of, option_words
 
 NAMED = 3               # options a sentence names by their share of wins
 
@@ -61,8 +61,9 @@ def sentence(r: Results, dec: Decision) -> str:
         others.append(f"none qualifies in {share(s.none_qualifies)}")
     out = lead + ("; " + ", ".join(others) if others else "") + "."
     if close_call(dec):
-        out += (f" These odds cover only the ranges the scenario gives; the lead, under {percent(CLOSE_CALL, 2)}, is "
-                "also within how far single published runs fell from the predictions, which those ranges need not span.")
+        out += (" These shares vary only the inputs the scenario gives ranges for and take sizing's speed estimates as "
+                "right within them; the lead is smaller than single published runs have missed those estimates by, so "
+                "it stays a close call.")
     return out
 
 
@@ -107,11 +108,11 @@ def regret_words(r: Results, dec: Decision) -> str:
     mine = s.option(s.subject)
     misses = [f"{MISSES.get(q, f'fails {q}')} in {share(1 - p)}" for q, p in (mine.meets if mine else ()) if p < 1]
     if misses:
-        parts.append(f"It {joined(misses)} of the cases")
+        parts.append(f"{upper(label(r, dec, s.subject))} {joined(misses)} of the cases")
         safer = max(s.options, key=lambda o: o.meets_probability)
         if mine is not None and safer.meets_probability > mine.meets_probability:
             often = "in every case" if safer.meets_probability == 1 else f"in {share(safer.meets_probability)}"
-            parts[-1] += f"; {label(r, dec, safer.option)} meets every requirement {often}"
+            parts[-1] += f"; {label(r, dec, safer.option)} meets every requirement {often}{dearer(dec, safer.option)}"
     if s.behind > 0 and s.behind_regret is not None:
         verb, more = ("gives", "less") if dec.maximise else ("costs", "more")
         parts.append(f"In the {share(s.behind)} of cases where it qualifies but another option is "
@@ -119,6 +120,17 @@ def regret_words(r: Results, dec: Decision) -> str:
                      f"{human(s.behind_regret, dec.unit)} {more} (over every case where it qualifies: "
                      f"{human(s.expected_regret, dec.unit)})")
     return ". ".join(parts) + "." if parts else ""
+
+
+def dearer(dec: Decision, oid: str) -> str:
+    """', at $2,710/month more' (or less; 'a lower ...' where more is better): the safer option against the
+    recommendation, as ranked."""
+    best, other = dec.best, dec.option(oid)
+    if best is None or other is None or best.value is None or other.value is None:
+        return ""
+    gap = other.value - best.value
+    worse = gap < 0 if dec.maximise else gap > 0
+    return f", at {human(abs(gap), dec.unit)} {'more' if worse else 'less'}" if "USD" in dec.unit else ""
 
 
 def driver_words(r: Results, key: str, short: bool = False) -> str:

@@ -37,6 +37,9 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "measurements (see how far to trust the estimates, in the method)"),
     ("FLOP, FLOP/s, TFLOP/s", r"t?flop(/s)?",
      "floating-point operations (arithmetic steps) and how many a device does per second (tera = 10¹²)"),
+    ("held out (published runs)", r"held[- ]out",
+     "published measurements sizing did not use when it chose its default efficiencies, kept aside to test them: "
+     "how the estimates do on them is how they may do on yours"),
     ("hosted API", r"hosted api",
      "a provider's model service paid per token; its capacity and latency are the provider's"),
     ("horizon", r"horizon",

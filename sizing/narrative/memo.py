@@ -4,6 +4,7 @@ named in words ("the Instinct MI300X hourly price", not "mi300x price")."""
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from .money import committed
 # The published runs that speak for a workload kind's prediction (accuracy categories).
 KIND_RUNS = {"generate": ("decode_batch1", "throughput_large_batch", "ttft"), "train": ("training",),
              "forward": ("encoder_latency", "encoder_throughput")}
-CLOSE_CALL = 0.30          # a margin under this share is within the defaults' accuracy (README, Accuracy)
+CLOSE_CALL = 0.30          # a lead under a factor of 1 + this is within the defaults' accuracy (README, Accuracy)
 # Inputs as a reader names them (the role's description where none is given here).
 WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficiency": "compute efficiency",
          "bandwidth_efficiency": "memory-bandwidth efficiency", "layer_overhead": "per-layer latency floor",
@@ -173,7 +174,8 @@ def runner_up(dec: Decision) -> Option | None:
 
 
 # Where the recommendation is a service: what cannot be had, the options that do without it, and what they are.
-FALLBACK = {"busy_hours": ("capacity cannot be had on demand", ("fleet",), "held all month"),
+FALLBACK = {"busy_hours": ("devices cannot be added at short notice as traffic rises", ("fleet",),
+                           "that keeps its devices all month"),
             "api": ("the hosted API is not an option", ("fleet", "busy_hours"), "on devices of your own or rented")}
 
 
@@ -196,42 +198,47 @@ def fallback(r: Results, dec: Decision) -> str:
 
 
 def margin(dec: Decision) -> float | None:
-    """The recommendation's lead over the runner-up as a share of the runner-up's value (None without both)."""
+    """The recommendation's lead as a factor: the runner-up's value over the recommendation's (the other way round
+    where more is better); None without both, inf when the lesser is not positive."""
     best, second = dec.best, runner_up(dec)
     if best is None or second is None or best.value is None or second.value is None:
         return None
-    return abs(second.value - best.value) / abs(second.value) if second.value else 0.0
+    more, less = (best.value, second.value) if dec.maximise else (second.value, best.value)
+    return more / less if less > 0 else math.inf
 
 
 def close_call(dec: Decision) -> bool:
-    """A lead under CLOSE_CALL: within how far the estimates can be off."""
+    """A lead under a factor of 1 + CLOSE_CALL: a speed estimate off by that factor could reverse it, and about a
+    quarter of the published runs are."""
     lead = margin(dec)
-    return lead is not None and lead < CLOSE_CALL
+    return lead is not None and lead < 1 + CLOSE_CALL
 
 
 def margin_words(r: Results, dec: Decision) -> str:
-    """'Runner-up: H200 SXM 141GB rented on demand as traffic needs at $6,596/month; the recommendation costs
-    $1,760 (27 %) less. A margin under 30 % ...'."""
+    """'Runner-up: H200 SXM 141GB rented on demand as traffic needs at $6,437/month; the recommendation costs
+    $1,731/month less (the runner-up costs 1.37x as much).' and, under a factor of 1.3, why that is a close call."""
     best, second = dec.best, runner_up(dec)
     if best is None or second is None or best.value is None or second.value is None:
         return "none: no other option meets every requirement." if best else ""
     d = F.definition(dec.quantity)
     unit = d.unit if d else dec.unit
     gap = abs(second.value - best.value)
-    share = margin(dec)
-    word = "less" if "USD" in unit else ("higher" if dec.maximise else "lower")
-    verb = "costs" if "USD" in unit else f"has a {objective_words(dec)}"
+    lead = margin(dec)
+    money = "USD" in unit
+    word = "less" if money else ("higher" if dec.maximise else "lower")
+    verb = "costs" if money else f"has a {objective_words(dec)}"
     what = human(gap, unit, d.display if d else None)
+    factor = "" if math.isinf(lead) else (f" (the runner-up costs {lead:.2f}x as much)" if money and not dec.maximise
+                                          else f" ({lead:.2f}x the runner-up's)")
     out = f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}; the " \
-          f"recommendation {verb} {what} {word} ({percent(share, 3)} {word} than the runner-up)."
+          f"recommendation {verb} {what} {word}{factor}."
     if close_call(dec):
-        near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), CLOSE_CALL)
-        evidence = (f": {near} of the {runs} published runs of this kind of work, on every device in sizing's catalog, "
-                    f"came within a factor of {1 + CLOSE_CALL:g} of the predicted speed, the rest further off"
-                    if runs else "")
-        out += (f" A margin under {percent(CLOSE_CALL, 2)} is within how far sizing's estimates can be off{evidence} "
-                "(how far to trust the estimates: the method section). Treat it as a close call and confirm both "
-                "with a measurement or a quote.")
+        near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), lead - 1)
+        evidence = (f": {runs - near} of the {runs} published runs of this kind of work, on every device in sizing's "
+                    f"catalog, missed the predicted speed by more than {lead:.2f}x" if runs else "")
+        out += (f" A lead under a factor of {1 + CLOSE_CALL:g} is within how far sizing's estimates can be off"
+                f"{evidence} (how far to trust the estimates: the method section). Treat it as a close call and "
+                "confirm both with a measurement or a quote.")
     return out
 
 

@@ -15,7 +15,7 @@ from ...scenario import sha256
 from ...narrative import breakeven, defs, findings, label, pairs_of, used_keys, workload_ids, workload_title
 from .context import Provenance, Report, Table
 from .memo import signoff
-from .method import constants, glossary, method, trust, trust_words
+from .method import constants, glossary, method, trust, trust_apart, trust_words
 from .page_one import FIGURE_COLUMNS, decision_summary, together
 from .sections import row_of, workload_section
 
@@ -39,7 +39,8 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
         glossary=glossary(results), warnings=tuple(f"{p.path}: {p.message}" for p in results.problems),
         provenance=Provenance(f"sizing {__version__}", Path(scn.file).name, sha256(scn.data),
                               build_date_words(scn), attachments, renderers()),
-        signoff=signoff(meta), constants=constants(results), trust=trust(results), trust_words=trust_words(results), currency=currency.code(),
+        signoff=signoff(meta), constants=constants(results), trust=trust(results), trust_words=trust_words(results),
+        trust_apart=trust_apart(results), currency=currency.code(),
         limits=tuple(dict.fromkeys(K.LIMITS + tuple(x for kind in dict.fromkeys(p.kind for p in results.pairs)
                                                     for x in K.get(kind).limits))),
     )

@@ -148,6 +148,7 @@ class Report:
     trust: tuple[tuple[str, str, str, str, str], ...] = ()   # per group of published runs: count, median, range,
                                                              # held-out median (count)
     trust_words: str = ""                         # how many of those runs came within the close-call margin
+    trust_apart: str = ""                         # the rows whose held-out runs came out apart from the rest
 
     @property
     def decision(self) -> Decision | None:

@@ -145,12 +145,17 @@ def trust_words(r: Results) -> str:
     factor = 1 + CLOSE_CALL
     out = (f"{near} of these {runs} runs ({percent(near / runs, 2)}), on every device in sizing's catalog (the device "
            f"and family rows show those compared here), came within a factor of {factor:g} of the predicted speed "
-           f"({1 / factor:.2f}x to {factor:.2f}x). Page 1 calls a margin under {percent(CLOSE_CALL, 2)} between two "
+           f"({1 / factor:.2f}x to {factor:.2f}x). Page 1 calls a lead under a factor of {factor:g} between two "
            f"options a close call: a fixed rule of sizing, set from the serving runs, {percent(served / serving, 2)} "
            "of which fall inside it.")
     if near < runs / 2:
-        out += " Fewer fall inside it for this kind of work: even a larger margin can be reversed."
-    return out + apart_words(trust_groups(r))
+        out += " Fewer fall inside it for this kind of work: even a larger lead can be reversed."
+    return out
+
+
+def trust_apart(r: Results) -> str:
+    """Below the trust table: the rows whose held-out runs came out apart from the rest (apart_words)."""
+    return apart_words(trust_groups(r))
 
 
 def apart_words(groups: list[tuple[str, list[dict]]]) -> str:
@@ -163,9 +168,10 @@ def apart_words(groups: list[tuple[str, list[dict]]]) -> str:
             continue
         whole, kept = statistics.median(x["speed"] for x in runs), statistics.median(held)
         if max(whole, kept) / min(whole, kept) > HELD_APART:
-            apart.append(f"{label} (held out {kept:.2f}x, all {whole:.2f}x)")
+            apart.append(f"{label} (held-out runs {kept:.2f}x the predicted speed, all runs {whole:.2f}x)")
     if not apart:
         return ""
-    return (f" Where the held-out median lies more than {HELD_APART:g}x from the median of all runs, the defaults fit "
-            f"the runs they were chosen from better than new ones, so the row is less sure than it looks: "
+    return (f"In these rows the held-out runs (kept aside, not used to choose the defaults) came out more than "
+            f"{HELD_APART:g}x from all the row's runs, so the estimates fit the runs they came from better than new "
+            f"ones and are less sure than the row suggests; where they matter, measure before buying: "
             f"{'; '.join(apart)}.")
