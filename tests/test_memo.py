@@ -66,8 +66,8 @@ def test_the_margin_is_stated_and_a_small_one_called_a_close_call():
     close call, with how many published runs of the kind of work missed the predicted speed by more than the lead."""
     r = results("chat-70b-fp8")
     words = margin_words(r, r.decision)
-    assert words == ("H200 SXM 141GB rented on demand as traffic needs at $6,437/month; the recommendation costs "
-                     "$1,731/month less (the runner-up costs 1.37x as much).")          # 1.37 >= 1.3: not close
+    assert words == ("H200 SXM 141GB rented on demand as traffic needs at $6,585/month; the recommendation costs "
+                     "$1,782/month less (the runner-up costs 1.37x as much).")          # 1.37 >= 1.3: not close
     import yaml
     runs = yaml.safe_load((ROOT / "sizing" / "catalog" / "accuracy.yaml").read_text())["runs"]
     serving = [x["speed"] for x in runs if x["category"] in ("decode_batch1", "throughput_large_batch", "ttft")]
@@ -91,10 +91,10 @@ def test_risks_come_from_data():
     assert said[0] == "price of 2025-01, 23 months old"                 # from the scenario's field_sources
     assert said[1] == ("2 figures unverified (ROCm docs list memory as 192 GiB; per-link Infinity Fabric rate from "
                        "analyst sources)")                             # the catalog's unverified list
-    assert said[2] == ("17 published runs of this device ran at 0.43-1.62x the predicted speed (median 0.93x; below "
+    assert said[2] == ("17 published runs of this device ran at 0.43-1.49x the predicted speed (median 0.93x; below "
                        "1: slower, so more devices needed)")
     b200 = next(o for o in dec.options if o.device == "b200" and o.variant == "fleet")
-    assert ("only 1 published run of this device, at 0.48x the predicted speed (below 1: slower, so more devices "
+    assert ("only 1 published run of this device, at 0.46x the predicted speed (below 1: slower, so more devices "
             "needed)") in risks(r, dec, b200, date(2026, 12, 2))
     assert said[-1] == "on-demand capacity assumed"
     gaudi = next(o for o in dec.options if o.device == "gaudi3" and o.variant == "fleet")
@@ -176,8 +176,8 @@ def test_the_sign_off_block_and_provenance_say_who_and_when():
 
 
 @pytest.mark.parametrize("name, variants, what", [
-    ("chat-70b-fp8", ("fleet",), "If devices cannot be added at short notice as traffic rises: rent 6 × Instinct "
-                                 "MI300X by the hour, all month, $8,109/month (the cheapest option that keeps its "
+    ("chat-70b-fp8", ("fleet",), "If devices cannot be added at short notice as traffic rises: rent 7 × Instinct "
+                                 "MI300X by the hour, all month, $9,460/month (the cheapest option that keeps its "
                                  "devices all month)."),
     ("capacity-chat-8b", ("fleet", "busy_hours"), "If the hosted API is not an option: rent"),
 ])

@@ -50,7 +50,7 @@ def implied(r: dict, figs: dict[str, float]) -> float | None:
     between 2 % and 100 %), the family's other figures at `figs`; None when even 100 % falls short."""
     if r["metric"] == "mfu":
         return r["value"]
-    name = figure_of(r)
+    name = figure_of(r, fields(figs, r))
     sign = -1 if r["metric"] in TIMES else 1
 
     def gap(x: float) -> float:
@@ -104,7 +104,8 @@ def one_pass(figs: dict[str, dict[str, float]]) -> tuple[dict, dict]:
     for r in calibration_records():
         if floor_share(r, figs[family_of(r)]) >= FLOOR_LITTLE:
             continue
-        fam, name = family_of(r), figure_of(r)
+        fam = family_of(r)
+        name = figure_of(r, fields(figs[fam], r))
         x = implied(r, figs[fam])
         if x is not None:
             evidence.setdefault((fam, name), []).append((r["id"], x))

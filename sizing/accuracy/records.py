@@ -23,6 +23,13 @@ MODELS = {"meta-llama/Llama-3.3-70B-Instruct": "llama-3.3-70b", "meta-llama/Meta
 # (graphcore/tutorials blogs_code/packedBERT/histograms.py), 177 from "padding accounts for 54 % of the total input
 # tokens" (Zhang et al., ISPASS 2021); neither names the split (MLPerf runs the dev set).
 SQUAD_TOKENS = 175
+# OpenVINO's synchronous (latency) runs: its latency hint runs one stream on "the number of P-cores ... on one
+# socket" (docs.openvino.ai/2024 .../cpu-device/performance-hint-and-thread-scheduling.html), so one socket of the
+# two-socket systems the benchmark table names.
+OV_LATENCY = ("ov2024.1-xeon8580-2s-bert-base-int8-latency", "ov2024.1-xeon8580-2s-bert-large-int8-latency",
+              "ov2024.3-xeon8480-2s-bert-base-int8-latency", "ov2024.3-xeon8480-2s-bert-base-bf16-latency",
+              "ov2024.3-xeon8480-2s-bert-large-int8-latency", "ov2024.3-xeon8480-2s-bert-large-bf16-latency",
+              "ov2024.3-xeon8580-2s-bert-base-int8-latency", "ov2024.3-xeon8580-2s-bert-large-int8-latency")
 # Per record: what the source leaves out, stated here as an assumption (shown in the table's notes).
 ASSUME = {
     # llama.cpp: GGUF Q4_0 is 4.5 bits per weight; q4_K_M ~4.8 (nearest format: int4 with group 32)
@@ -37,6 +44,7 @@ ASSUME = {
     "mlperf-v4.1-xeon8592-2s-bert-large-offline": {"replica": 1, "batch": 32, "sequence_length": SQUAD_TOKENS},
     # MLPerf BERT (SQuAD v1.1, at most 384 tokens): the harnesses drop the padding (NVIDIA's README says so; at 384
     # tokens H100's 9,082 samples/s would exceed its int8 peak), so a sample is its real tokens on average
+    **{i: {"devices": 1} for i in OV_LATENCY},
     **{i: {"sequence_length": SQUAD_TOKENS} for i in (
         "mlperf-v3.1-xeon8480-2s-bert-large-offline", "mlperf-v4.1-xeon6980p-2s-bert-large-offline",
         "mlperf-v4.0-nvidia-h100-sxm-80gb-x1-bert99-offline", "mlperf-v3.1-nvidia-l4-x1-bert99-offline",
@@ -205,12 +213,13 @@ def narrow(r: dict) -> bool:
     return PRECISION_BYTES[compute_precision(precision)] <= 1
 
 
-def figure_of(r: dict) -> str:
+def figure_of(r: dict, device_fields: dict | None = None) -> str:
     """The defaults entry the record informs: its category's figure, for the width of its arithmetic; a
-    large-batch record whose decode step is compute-bound at the defaults informs the compute efficiency."""
+    large-batch record whose decode step is compute-bound (at the defaults, or with `device_fields` set) informs
+    the compute efficiency."""
     from ..catalog import default_name
     name = "train_efficiency" if r["metric"] == "mfu" else INFORMS[r["category"]]
-    if r["category"] == "throughput_large_batch" and pair_values(r)[0].get("bound") == "compute":
+    if r["category"] == "throughput_large_batch" and pair_values(r, device_fields)[0].get("bound") == "compute":
         name = "efficiency"
     return default_name(name, 1 if narrow(r) else 2)
 
