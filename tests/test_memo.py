@@ -91,7 +91,7 @@ def test_risks_come_from_data():
     assert said[0] == "price of 2025-01, 23 months old"                 # from the scenario's field_sources
     assert said[1] == ("2 figures unverified (ROCm docs list memory as 192 GiB; per-link Infinity Fabric rate from "
                        "analyst sources)")                             # the catalog's unverified list
-    assert said[2] == ("17 published runs of this device ran at 0.43-1.49x the predicted speed (median 0.93x; below "
+    assert said[2] == ("18 published runs of this device ran at 0.43-1.49x the predicted speed (median 0.77x; below "
                        "1: slower, so more devices needed)")
     b200 = next(o for o in dec.options if o.device == "b200" and o.variant == "fleet")
     assert ("only 1 published run of this device, at 0.46x the predicted speed (below 1: slower, so more devices "

@@ -482,7 +482,7 @@ def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family
     mid = [x for x in serving if x["category"] == "throughput_large_batch" and 8 <= x.get("batch", 0) <= 64]
     assert rows[2] == expected("throughput at batch 8-64", mid) and len(mid) >= 50
     assert rows[7] == expected("AMD Instinct MI300X", [x for x in serving if x["device"] == "amd-mi300x"])
-    assert rows[7][1:4] == ("17", "0.93x", "0.43x to 1.49x")          # the recommendation's risk line on page 1
+    assert rows[7][1:4] == ("18", "0.77x", "0.43x to 1.49x")          # the recommendation's risk line on page 1
     assert rows[6][3] == "0.46x"                                          # one run: no range
     assert rows[9] == expected("all GPUs", [x for x in serving if x["family"] == "gpu"])
     near = sum(1 / 1.3 <= x["speed"] <= 1.3 for x in serving)
@@ -501,39 +501,56 @@ def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family
                                    f"{statistics.median(gaudi):.2f}x).")           # the only row apart
     assert trust(results(scenario("ref-link-matmul.yaml"))) == ()
     said = text(pdf(scenario("chat-70b-fp8.yaml")))
-    assert "Held out: median (runs)" in said and "AMD Instinct MI300X 17 0.93x 0.43x to 1.49x" in said
+    assert "Held out: median (runs)" in said and "AMD Instinct MI300X 18 0.77x 0.43x to 1.49x" in said
     assert "No published run in sizing's catalog measures this kind of work" in text(pdf(scenario("ref-link-matmul.yaml")))
 
 
 def test_trust_words_flag_rows_whose_held_out_runs_sit_apart():
     """A row with two or more held-out runs whose median lies more than 1.25x from its runs' median is named, with
-    both medians; two compared devices that are one catalog device give one row."""
+    both medians, in a paragraph below the table; none apart, no paragraph; two compared devices that are one
+    catalog device give one row."""
     import statistics
 
     import yaml
     from sizing.render.report.method import trust, trust_apart
 
     runs = yaml.safe_load((ROOT / "sizing" / "catalog" / "accuracy.yaml").read_text())["runs"]
-    r = results(scenario("ref-classifier.yaml"))
-    encoders = [x for x in runs if x["category"] in ("encoder_latency", "encoder_throughput")]
-    rows = [("encoder latency", [x for x in encoders if x["category"] == "encoder_latency"]),
-            ("encoder throughput", [x for x in encoders if x["category"] == "encoder_throughput"]),
-            ("all CPUs", [x for x in encoders if x["family"] == "cpu"]),
-            ("all GPUs", [x for x in encoders if x["family"] == "gpu"])]
-    assert [label for label, _ in rows] == [x[0] for x in trust(r)]
-    named = []
-    for row, group in rows:
-        held = [x["speed"] for x in group if x.get("held_out")]
-        whole, kept = statistics.median(x["speed"] for x in group), statistics.median(held)
-        if len(held) >= 2 and max(whole, kept) / min(whole, kept) > 1.25:
-            named.append(f"{row} (held-out runs {kept:.2f}x the predicted speed, all runs {whole:.2f}x)")
-    said = trust_apart(r)
+
+    def apart(rows):
+        out = []
+        for row, group in rows:
+            held = [x["speed"] for x in group if x.get("held_out")]
+            whole = statistics.median(x["speed"] for x in group)
+            if len(held) >= 2 and max(whole, statistics.median(held)) / min(whole, statistics.median(held)) > 1.25:
+                out.append(f"{row} (held-out runs {statistics.median(held):.2f}x the predicted speed, all runs "
+                           f"{whole:.2f}x)")
+        return out
+
+    training = [x for x in runs if x["category"] == "training"]
+    path = scenario("pretrain-deadline.yaml")
+    rows = [("training", training),
+            ("NVIDIA H100 SXM5 80GB", [x for x in training if x["device"] == "nvidia-h100-sxm5-80gb"]),
+            ("NVIDIA B200 SXM 180GB (HGX B200)", [x for x in training if x["device"] == "nvidia-b200-hgx"]),
+            ("Google Cloud TPU v5p (per chip)", [x for x in training if x["device"] == "google-tpu-v5p"]),
+            ("all GPUs", [x for x in training if x["family"] == "gpu"]),
+            ("all TPUs", [x for x in training if x["family"] == "tpu"])]
+    assert [label for label, _ in rows] == [x[0] for x in trust(results(path))]
+    named = apart(rows)
+    said = trust_apart(results(path))
     assert said.startswith("In these rows the held-out runs (kept aside, not used to choose the defaults) came out more "
                            "than 1.25x from all the row's runs")
     assert named and said.endswith("where they matter, measure before buying: " + "; ".join(named) + ".")
-    body = squeezed(text(pdf(scenario("ref-classifier.yaml"))))
+    body = squeezed(text(pdf(path)))
     assert squeezed(said).replace("-", "") in body.replace("-", "")          # below the table (hyphenation aside)
     assert body.index(squeezed("Held out: median (runs)")) < body.index(squeezed("In these rows the held-out"))
+    encoders = [x for x in runs if x["category"] in ("encoder_latency", "encoder_throughput")]
+    classifier = [("encoder latency", [x for x in encoders if x["category"] == "encoder_latency"]),
+                  ("encoder throughput", [x for x in encoders if x["category"] == "encoder_throughput"]),
+                  ("all CPUs", [x for x in encoders if x["family"] == "cpu"]),
+                  ("all GPUs", [x for x in encoders if x["family"] == "gpu"])]
+    r = results(scenario("ref-classifier.yaml"))
+    assert [label for label, _ in classifier] == [x[0] for x in trust(r)]
+    assert (trust_apart(r) == "") == (apart(classifier) == [])
     labels = [x[0] for x in trust(results(scenario("moe-mixtral-serving.yaml")))]
     assert len(labels) == len(set(labels)) and "NVIDIA H100 SXM5 80GB" in labels
 
