@@ -26,6 +26,7 @@ FLOOR_LITTLE = 0.15
 FLOOR_MUCH = 0.25
 FLOOR_START = 30e-6        # s per layer: the provisional floor the shares are first measured at
 PASSES = 6
+BISECTIONS = 16          # halvings: 50x in 16 steps is 0.006 %, far below the 5 % a figure is rounded to
 FLOOR_MAX = 1e-3           # s per layer: the bisection's upper end
 FLOOR_CATEGORIES = ("decode_batch1", "ttft", "encoder_latency")
 # Where the passes start, for every family (the first pass reads the floor's weight at FLOOR_START).
@@ -59,7 +60,7 @@ def implied(r: dict, figs: dict[str, float]) -> float | None:
     lo, hi = 0.02, 1.0
     if gap(hi) < 0:
         return None
-    for _ in range(24):
+    for _ in range(BISECTIONS):
         mid = math.sqrt(lo * hi)
         lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
     return math.sqrt(lo * hi)
@@ -78,7 +79,7 @@ def implied_floor(r: dict, figs: dict[str, float]) -> float:
         return 0.0
     if gap(hi) >= 0:
         return hi
-    for _ in range(24):
+    for _ in range(BISECTIONS):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if gap(mid) > 0 else (lo, mid)
     return (lo + hi) / 2

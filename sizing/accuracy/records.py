@@ -165,7 +165,8 @@ def pair_values(r: dict, device_fields: dict | None = None) -> tuple[dict, str, 
 
     def run() -> dict:
         doc = {"sizing": 1, "name": "record", "devices": {"d": dev}, "workloads": {"w": w}}
-        scn, problems = load_scenario_bytes(yaml.safe_dump(doc).encode(), f"{r['id']}.yaml")
+        text = yaml.dump(doc, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper))      # libyaml's: 3x faster
+        scn, problems = load_scenario_bytes(text.encode(), f"{r['id']}.yaml")
         if scn is None:
             raise ValueError(f"{r['id']}: " + "; ".join(str(p) for p in problems if p.level == "error"))
         return evaluate(scn).pair("w", "d").values
