@@ -439,7 +439,8 @@ def test_page_one_says_how_sure_with_the_engines_shares():
            f"{100 * (1 - dict(best.meets)['meets_targets']):.0f} % of the cases; B200 SXM 180GB on demand meets every " \
            f"requirement in every case, at {human(b200.value - r.decision.best.value, 'USD/month')} more." in first
     assert best.meets_probability < 1 and s.option("b200 busy hours").meets_probability == 1
-    assert f"In the {share(s.behind)} of cases where it qualifies but another option is cheaper, it costs on average " \
+    assert f"In the {share(s.behind)} of cases where Instinct MI300X on demand qualifies but another option is " \
+           f"cheaper, it costs on average " \
            f"{human(s.behind_regret, r.decision.unit)} more (over every case where it qualifies: " \
            f"{human(s.expected_regret, r.decision.unit)})." in first
     # the shortfall where it is behind, times how often, is the average over the cases where it qualifies
@@ -537,8 +538,8 @@ def test_trust_words_flag_rows_whose_held_out_runs_sit_apart():
     assert [label for label, _ in rows] == [x[0] for x in trust(results(path))]
     named = apart(rows)
     said = trust_apart(results(path))
-    assert said.startswith("In these rows the held-out runs (kept aside, not used to choose the defaults) came out more "
-                           "than 1.25x from all the row's runs")
+    assert said.startswith("In these rows the held-out runs (kept aside, not used to choose the defaults) differed by "
+                           "more than 1.25x from all the row's runs")
     assert named and said.endswith("where they matter, measure before buying: " + "; ".join(named) + ".")
     body = squeezed(text(pdf(path)))
     assert squeezed(said).replace("-", "") in body.replace("-", "")          # below the table (hyphenation aside)

@@ -12,7 +12,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from helpers import results_of
+from helpers import page_texts, results_of, shipped_report
 from sizing.evaluate import evaluate
 from sizing.render.data import as_dict
 from sizing.render.table import render
@@ -106,12 +106,8 @@ def test_a_grid_needs_two_fields_at_most_and_a_bounded_size():
 
 @pytest.mark.slow
 def test_the_traffic_sweep_and_the_grid_in_the_report():
-    import pdfplumber
-    from sizing.render.report import report_bytes
-
-    def text(name: str) -> str:
-        with pdfplumber.open(io.BytesIO(report_bytes(results(name)))) as doc:
-            return " ".join(" ".join((p.extract_text() or "").split()) for p in doc.pages)
+    def text(name: str) -> str:                 # the shipped scenario's report and its text, each made once a run
+        return " ".join(page_texts(shipped_report(ROOT / "scenarios" / f"{name}.yaml")))
 
     capacity = text("capacity-chat-8b")
     assert "Replicas by traffic.peak traffic.peak h100 l40s 15 4 10 20 5 13 40 8 24" in capacity

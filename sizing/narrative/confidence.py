@@ -60,10 +60,9 @@ def sentence(r: Results, dec: Decision) -> str:
     if s.none_qualifies > 0:
         others.append(f"none qualifies in {share(s.none_qualifies)}")
     out = lead + ("; " + ", ".join(others) if others else "") + "."
-    if close_call(dec):
-        out += (" These shares vary only the inputs the scenario gives ranges for and take sizing's speed estimates as "
-                "right within them; the lead is smaller than single published runs have missed those estimates by, so "
-                "it stays a close call.")
+    if close_call(dec, r):
+        out += (" These shares take the speed estimates as right; the lead is within how far published runs have "
+                "missed them, so it stays a close call.")
     return out
 
 
@@ -115,8 +114,8 @@ def regret_words(r: Results, dec: Decision) -> str:
             parts[-1] += f"; {label(r, dec, safer.option)} meets every requirement {often}{dearer(dec, safer.option)}"
     if s.behind > 0 and s.behind_regret is not None:
         verb, more = ("gives", "less") if dec.maximise else ("costs", "more")
-        parts.append(f"In the {share(s.behind)} of cases where it qualifies but another option is "
-                     f"{'better' if dec.maximise else 'cheaper'}, it {verb} on average "
+        parts.append(f"In the {share(s.behind)} of cases where {label(r, dec, s.subject)} qualifies but another "
+                     f"option is {'better' if dec.maximise else 'cheaper'}, it {verb} on average "
                      f"{human(s.behind_regret, dec.unit)} {more} (over every case where it qualifies: "
                      f"{human(s.expected_regret, dec.unit)})")
     return ". ".join(parts) + "." if parts else ""
@@ -156,14 +155,14 @@ def lead_words(r: Results, dec: Decision, subject: str) -> str:
     return f"how much {'better' if dec.maximise else 'cheaper'} {label(r, dec, subject)} is than the next best option"
 
 
-def drivers_sentence(r: Results, dec: Decision, top: int = 3) -> str:
+def drivers_sentence(r: Results, dec: Decision, top: int = 3, short: bool = False) -> str:
     s = spread_for(r, dec)
     if s is None or not s.drivers or s.subject is None:
         return ""
     named = [d for d in s.drivers if abs(d.rank_correlation) >= 0.1][:top]
     if not named:
         return "No single uncertain input moves the decision much: the lead follows none of them closely."
-    parts = [f"{driver_words(r, d.key)} ({signed(d.rank_correlation)}: the higher it is, the "
+    parts = [f"{driver_words(r, d.key, short)} ({signed(d.rank_correlation)}: the higher it is, the "
              f"{'larger' if d.rank_correlation > 0 else 'smaller'} the lead)" for d in named]
     return f"What moves the decision most, as the rank correlation of each input with {lead_words(r, dec, s.subject)} " \
            f"(from \u22121 to +1; 0: no effect): {'; '.join(parts)}."

@@ -192,9 +192,11 @@ def fallback(r: Results, dec: Decision) -> str:
         return ""
     act, _ = action(r, dec, own)
     d = F.definition(dec.quantity)
-    best = "best" if dec.maximise or "USD" not in (d.unit if d else dec.unit) else "cheapest"
-    return (f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, d.unit if d else dec.unit)} (the {best} "
-            f"option {what}).")
+    unit = d.unit if d else dec.unit
+    best = "best" if dec.maximise or "USD" not in unit else "cheapest"
+    more = (f"; {human(own.value - b.value, unit)} more"
+            if "USD" in unit and not dec.maximise and b.value is not None and own.value > b.value else "")
+    return f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, unit)} (the {best} option {what}{more})."
 
 
 def margin(dec: Decision) -> float | None:
@@ -207,11 +209,15 @@ def margin(dec: Decision) -> float | None:
     return more / less if less > 0 else math.inf
 
 
-def close_call(dec: Decision) -> bool:
+def close_call(dec: Decision, r: Results | None = None) -> bool:
     """A lead under a factor of 1 + CLOSE_CALL: a speed estimate off by that factor could reverse it, and about a
-    quarter of the published runs are."""
+    quarter of the published runs are; with the results, also a lead under it once each option runs at its
+    device's median published speed."""
     lead = margin(dec)
-    return lead is not None and lead < 1 + CLOSE_CALL
+    if lead is None:
+        return False
+    shifted = adjusted_lead(r, dec) if r is not None else None
+    return min(lead, shifted if shifted is not None else lead) < 1 + CLOSE_CALL
 
 
 def margin_words(r: Results, dec: Decision) -> str:
@@ -232,14 +238,74 @@ def margin_words(r: Results, dec: Decision) -> str:
                                           else f" ({lead:.2f}x the runner-up's)")
     out = f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}; the " \
           f"recommendation {verb} {what} {word}{factor}."
-    if close_call(dec):
+    out += at_medians(r, dec)
+    if close_call(dec, r):
+        shifted = adjusted_lead(r, dec)
+        lead = min(lead, max(shifted, 1 / shifted)) if shifted else lead
         near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), lead - 1)
-        evidence = (f": {runs - near} of the {runs} published runs of this kind of work, on every device in sizing's "
-                    f"catalog, missed the predicted speed by more than {lead:.2f}x" if runs else "")
-        out += (f" A lead under a factor of {1 + CLOSE_CALL:g} is within how far sizing's estimates can be off"
-                f"{evidence} (how far to trust the estimates: the method section). Treat it as a close call and "
-                "confirm both with a measurement or a quote.")
+        evidence = (f" ({runs - near} of {runs} published runs of this kind of work missed their prediction by more "
+                    f"than {lead:.2f}x; the method says how far to trust the estimates)" if runs else "")
+        out += (f" A lead under {1 + CLOSE_CALL:g}x is within how far the estimates can be off{evidence}: a close "
+                "call; confirm both with a measurement or a quote.")
     return out
+
+
+MEDIAN_RUNS = 3           # published runs of a device before their median speaks for it
+
+
+def own_runs(r: Results, dec: Decision, o: Option) -> list[float]:
+    """The measured / predicted speeds of the published runs of an option's device, for its kind of work."""
+    d = r.scenario.devices.get(o.device)
+    if d is None or o.variant == "api":
+        return []
+    return device_runs(KIND_RUNS.get(kind_of(pair_of(r, dec, o)), ())).get(catalog_id(d), [])
+
+
+def median_costs(r: Results, dec: Decision) -> tuple[dict, dict] | None:
+    """For the recommendation and the runner-up, priced in money: the median measured / predicted speed of each
+    device's published runs (MEDIAN_RUNS or more) and the cost at that speed, a cost taken to scale with the
+    devices a speed needs (an option without enough runs, or the hosted API, stays as predicted); None when
+    neither has enough runs."""
+    best, second = dec.best, runner_up(dec)
+    if dec.maximise or "USD" not in dec.unit or None in (best, second) or None in (best.value, second.value):
+        return None
+    speeds = {o.id: statistics.median(runs) for o in (best, second) if len(runs := own_runs(r, dec, o)) >= MEDIAN_RUNS}
+    if not speeds:
+        return None
+    return speeds, {o.id: o.value / speeds.get(o.id, 1.0) for o in (best, second)}
+
+
+def adjusted_lead(r: Results, dec: Decision) -> float | None:
+    """The runner-up's cost over the recommendation's with each at its device's median published speed."""
+    got = median_costs(r, dec)
+    if got is None:
+        return None
+    _, cost = got
+    return cost[runner_up(dec).id] / cost[dec.best.id]
+
+
+def at_medians(r: Results, dec: Decision) -> str:
+    """' If each runs at the median speed of its device's published runs (Instinct MI300X 0.77x, H200 SXM 141GB
+    1.02x the predicted speed), they cost about $6,271/month and $6,475/month: the lead shrinks to 1.03x.'"""
+    from .common import device_name
+
+    got = median_costs(r, dec)
+    if got is None:
+        return ""
+    speeds, cost = got
+    best, second = dec.best, runner_up(dec)
+    said = []
+    for o in (best, second):
+        if o.id in speeds:
+            said.append(f"{device_name(r, o.device)} at {speeds[o.id]:.2f}x" + ("" if said else " the predicted speed"))
+        else:
+            said.append("the hosted API at its price" if o.variant == "api" else
+                        f"{device_name(r, o.device)} as predicted (too few runs)")
+    lead = cost[second.id] / cost[best.id]
+    verdict = (f"the runner-up would be cheaper, by {1 / lead:.2f}x" if lead < 1 else
+               f"the lead {'shrinks' if lead < margin(dec) else 'grows'} to {lead:.2f}x")
+    return (f" At the median speeds of the devices' published runs ({'; '.join(said)}) they would cost about "
+            f"{human(cost[best.id], dec.unit)} and {human(cost[second.id], dec.unit)}: {verdict}.")
 
 
 # The decisive reason, by the dominant constraint the engine found (narrative.why's tag).

@@ -171,7 +171,7 @@ def apart_words(groups: list[tuple[str, list[dict]]]) -> str:
             apart.append(f"{label} (held-out runs {kept:.2f}x the predicted speed, all runs {whole:.2f}x)")
     if not apart:
         return ""
-    return (f"In these rows the held-out runs (kept aside, not used to choose the defaults) came out more than "
+    return (f"In these rows the held-out runs (kept aside, not used to choose the defaults) differed by more than "
             f"{HELD_APART:g}x from all the row's runs, so the estimates fit the runs they came from better than new "
             f"ones and are less sure than the row suggests; where they matter, measure before buying: "
             f"{'; '.join(apart)}.")

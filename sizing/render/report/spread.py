@@ -32,7 +32,7 @@ def confidence(r: Results, dec: Decision) -> Confidence | None:
              + "Every other input keeps the value the scenario gives it; the options are those of the options table. "
              + skew_words(r))
     options, note = options_table(r, dec)
-    return Confidence(C.sentence(r, dec), C.regret_words(r, dec), C.drivers_sentence(r, dec), intro,
+    return Confidence(C.sentence(r, dec), C.regret_words(r, dec), C.drivers_sentence(r, dec, short=True), intro,
                       ranges_table(r), options, note, spread_chart(r, dec), driver_chart(r, dec))
 
 
