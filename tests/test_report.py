@@ -479,7 +479,7 @@ def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family
     assert [x[0] for x in rows] == [
         "decode at batch 1", "throughput (every batch size)", "throughput at batch 8-64", "time to first token",
         "NVIDIA H100 SXM5 80GB", "NVIDIA H200 SXM 141GB", "NVIDIA B200 SXM 180GB (HGX B200)", "AMD Instinct MI300X",
-        "Intel Gaudi 3 (OAM)", "all GPUs", "all accelerators"]
+        "Intel Gaudi 3 (OAM)", "all GPUs", "all accelerators (Intel Gaudi 2, Intel Gaudi 3)"]
     mid = [x for x in serving if x["category"] == "throughput_large_batch" and 8 <= x.get("batch", 0) <= 64]
     assert rows[2] == expected("throughput at batch 8-64", mid) and len(mid) >= 50
     assert rows[7] == expected("AMD Instinct MI300X", [x for x in serving if x["device"] == "amd-mi300x"])
@@ -497,7 +497,7 @@ def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family
     assert "the held-out runs (kept aside" not in said                  # they follow the table: trust_apart
     gaudi = [x["speed"] for x in serving if x["family"] == "accelerator"]
     held = [x["speed"] for x in serving if x["family"] == "accelerator" and x.get("held_out")]
-    assert trust_apart(r).endswith(f"measure before buying: all accelerators (held-out runs "
+    assert trust_apart(r).endswith(f"measure before buying: all accelerators (Intel Gaudi 2, Intel Gaudi 3) (held-out runs "
                                    f"{statistics.median(held):.2f}x the predicted speed, all runs "
                                    f"{statistics.median(gaudi):.2f}x).")           # the only row apart
     assert trust(results(scenario("ref-link-matmul.yaml"))) == ()
@@ -533,8 +533,10 @@ def test_trust_words_flag_rows_whose_held_out_runs_sit_apart():
             ("NVIDIA H100 SXM5 80GB", [x for x in training if x["device"] == "nvidia-h100-sxm5-80gb"]),
             ("NVIDIA B200 SXM 180GB (HGX B200)", [x for x in training if x["device"] == "nvidia-b200-hgx"]),
             ("Google Cloud TPU v5p (per chip)", [x for x in training if x["device"] == "google-tpu-v5p"]),
-            ("all GPUs", [x for x in training if x["family"] == "gpu"]),
-            ("all TPUs", [x for x in training if x["family"] == "tpu"])]
+            ("all GPUs (NVIDIA A100 80GB SXM4, NVIDIA B200 SXM 180GB, NVIDIA H100 SXM5 80GB)",
+             [x for x in training if x["family"] == "gpu"]),
+            ("all TPUs (Google Cloud TPU v5e, Google Cloud TPU v5p, Google Cloud TPU v6e Trillium)",
+             [x for x in training if x["family"] == "tpu"])]
     assert [label for label, _ in rows] == [x[0] for x in trust(results(path))]
     named = apart(rows)
     said = trust_apart(results(path))

@@ -80,6 +80,7 @@ CATEGORY_WORDS = {"decode_batch1": "decode at batch 1", "throughput_large_batch"
 
 
 FAMILY_WORDS = {"gpu": "GPU", "tpu": "TPU", "accelerator": "accelerator", "cpu": "CPU", "npu": "NPU"}
+FAMILY_NAMED = 3            # a family row names its devices when it has this few
 MID_BATCH = (8, 64)         # the batches most serving scenarios run at: a row of its own
 HELD_APART = 1.25         # a held-out median further than this from all runs' is flagged (the accuracy bar's held-out tolerance)
 
@@ -109,12 +110,23 @@ def trust_groups(r: Results) -> list[tuple[str, list[dict]]]:
     devices = [r.scenario.devices[d] for d in r.scenario.compare]
     groups += [(device_name(r, d.id), [x for x in runs if x["device"] == catalog_id(d)])
                for d in devices]
-    groups += [(f"all {FAMILY_WORDS[f]}s", [x for x in runs if x.get("family") == f])
-               for f in dict.fromkeys(d.get("kind") for d in devices) if f in FAMILY_WORDS]
+    groups += [(family_label(f, family), family) for f in dict.fromkeys(d.get("kind") for d in devices)
+               if f in FAMILY_WORDS and (family := [x for x in runs if x.get("family") == f])]
     rows: dict[str, list[dict]] = {}
     for label, group in groups:             # two devices of one scenario may be the same catalog device
         rows.setdefault(label, group)
     return [(label, group) for label, group in rows.items() if group]
+
+
+def family_label(kind: str, runs: list[dict]) -> str:
+    """'all GPUs'; a family of a few devices names them: 'all accelerators (Intel Gaudi 2, Intel Gaudi 3)'."""
+    from ...scenario import catalog
+
+    entries = catalog()[0]
+    names = sorted(" ".join(str(x) for x in (entries[d].get("vendor"), entries[d].get("name")) if x).split(" (")[0]
+                   for d in dict.fromkeys(x["device"] for x in runs) if d in entries)
+    listed = f" ({', '.join(names)})" if 1 < len(names) <= FAMILY_NAMED else ""
+    return f"all {FAMILY_WORDS[kind]}s{listed}"
 
 
 def categories(r: Results) -> tuple[str, ...]:
