@@ -80,8 +80,11 @@ def workload_ids(r: Results) -> list[str]:
 
 def device_name(r: Results, did: str) -> str:
     d = r.scenario.devices.get(did)
-    if d is None:
-        return ""
+    return "" if d is None else display_name(d)
+
+
+def display_name(d) -> str:
+    """A device (scenario or catalog entry) as a reader names it: vendor and name, 'NVIDIA H100 SXM5 80GB'."""
     return " ".join(str(x) for x in (d.get("vendor"), d.get("name")) if x)
 
 

@@ -214,9 +214,11 @@ def close_call(dec: Decision, r: Results | None = None) -> bool:
     quarter of the published runs are; with the results, also a lead under it once each option runs at its
     device's median published speed."""
     lead = margin(dec)
-    if lead is None:
-        return False
-    shifted = adjusted_lead(r, dec) if r is not None else None
+    return lead is not None and is_close(lead, adjusted_lead(r, dec) if r is not None else None)
+
+
+def is_close(lead: float, shifted: float | None) -> bool:
+    """The lead, or the lead at the devices' median published speeds where there is one, under 1 + CLOSE_CALL."""
     return min(lead, shifted if shifted is not None else lead) < 1 + CLOSE_CALL
 
 
@@ -239,8 +241,8 @@ def margin_words(r: Results, dec: Decision) -> str:
     out = f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}; the " \
           f"recommendation {verb} {what} {word}{factor}."
     out += at_medians(r, dec)
-    if close_call(dec, r):
-        shifted = adjusted_lead(r, dec)
+    shifted = adjusted_lead(r, dec)
+    if is_close(lead, shifted):
         lead = min(lead, max(shifted, 1 / shifted)) if shifted else lead
         near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), lead - 1)
         evidence = (f" ({runs - near} of {runs} published runs of this kind of work missed their prediction by more "
@@ -444,7 +446,7 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
         if unverified:
             named = f" ({'; '.join(unverified)})" if detail else ""
             out.append(f"{count(len(unverified), 'figure')} unverified{named}")
-        runs = device_runs(KIND_RUNS.get(kind_of(p), ())).get(catalog_id(d), [])
+        runs = own_runs(r, dec, o)
         if runs:
             out.append(run_words(runs, detail))
         elif not d.get("illustrative"):

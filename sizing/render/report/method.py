@@ -120,11 +120,12 @@ def trust_groups(r: Results) -> list[tuple[str, list[dict]]]:
 
 def family_label(kind: str, runs: list[dict]) -> str:
     """'all GPUs'; a family of a few devices names them: 'all accelerators (Intel Gaudi 2, Intel Gaudi 3)'."""
+    from ...narrative.common import display_name
     from ...scenario import catalog
 
     entries = catalog()[0]
-    names = sorted(" ".join(str(x) for x in (entries[d].get("vendor"), entries[d].get("name")) if x).split(" (")[0]
-                   for d in dict.fromkeys(x["device"] for x in runs) if d in entries)
+    names = sorted(display_name(entries[d]).split(" (")[0] for d in dict.fromkeys(x["device"] for x in runs)
+                   if d in entries)
     listed = f" ({', '.join(names)})" if 1 < len(names) <= FAMILY_NAMED else ""
     return f"all {FAMILY_WORDS[kind]}s{listed}"
 
