@@ -159,6 +159,16 @@ def test_choosing_again_writes_the_shipped_defaults(tmp_path):
     assert (tmp_path / "defaults.yaml").read_text() == (HERE / "defaults.yaml").read_text()
 
 
+def test_the_passes_end_when_what_the_records_imply_repeats_two_passes_apart():
+    """A fixed point or a two-state cycle (the floor and an efficiency trading records) ends the passes; a figure
+    still moving by more than half a percent does not."""
+    from sizing.accuracy.choose import settled
+    a = {"cpu": {"efficiency": 0.65, "layer_overhead": 5.2e-4}}
+    assert settled(a, {"cpu": {"efficiency": 0.652, "layer_overhead": 5.21e-4}})
+    assert not settled(a, {"cpu": {"efficiency": 0.65, "layer_overhead": 6.8e-4}})   # the CPU floor still rising
+    assert not settled(a, {"cpu": {"efficiency": 0.66, "layer_overhead": 5.2e-4}})
+
+
 def test_a_record_names_what_it_assumes_the_quantity_it_reads_and_why_it_is_not_predicted():
     recs = {r["id"]: r for r in measurements()}
     w, qid, factor = workload_of(recs["dli-trtllm09-h100x4-llama-2-70b-fp8-bs8-2048-batch-prefill"])
@@ -169,3 +179,4 @@ def test_a_record_names_what_it_assumes_the_quantity_it_reads_and_why_it_is_not_
     assert (w["devices"], w["batch"], factor) == (1, 32, 2)    # each socket a replica, the batch assumed
     assert skipped(recs["mlperf-v4.1-xeon8592-2s-gptj-offline"]).startswith("beam search with 4 beams")
     assert skipped(recs["trtllm-h100-llama-3.1-8b-fp8-128-2048"]) is None
+    assert "does not speed up with cores" in skipped(recs["itrex-xeon8480-1s-llama-2-7b-int4-ttft-in1024"])

@@ -25,7 +25,8 @@ MIN_RECORDS = 3
 FLOOR_LITTLE = 0.15
 FLOOR_MUCH = 0.25
 FLOOR_START = 30e-6        # s per layer: the provisional floor the shares are first measured at
-PASSES = 6
+MAX_PASSES = 30
+SETTLED = 0.005            # a pass whose targets all move less than this share from two passes before ends the loop
 BISECTIONS = 16          # halvings: 50x in 16 steps is 0.006 %, far below the 5 % a figure is rounded to
 FLOOR_MAX = 1e-3           # s per layer: the bisection's upper end
 FLOOR_CATEGORIES = ("decode_batch1", "ttft", "encoder_latency")
@@ -147,19 +148,30 @@ def floor(figs: dict[str, dict[str, float]]) -> tuple[dict[str, float], dict]:
 
 def choose() -> tuple[dict, dict]:
     """The family figures (SI) and their evidence: (family, figure) -> [(record, implied value)]. From the same
-    start whatever was shipped, each pass moves the figures halfway to what the records imply, and the result is
-    the mean of the last two passes: undamped, the efficiencies and the floor swap evidence (a record counts for
-    the one that weighs in it) and alternate between two states. Efficiencies are rounded to 5 % at the end."""
+    start whatever was shipped, each pass moves the figures halfway to what the records imply, until what they
+    imply has settled (`settled`), and the result is the mean of the last two passes: undamped, the efficiencies
+    and the floor swap evidence (a record counts for the one that weighs in it) and alternate between two states.
+    Efficiencies are rounded to 5 % at the end."""
 
     figs = last = {fam: dict(START) for fam in FAMILIES}
-    for _ in range(PASSES):
+    targets: list[dict] = []
+    for _ in range(MAX_PASSES):
         target, evidence = one_pass(figs)
         overhead, floors = floor(target)
-        target = {fam: {**f, "layer_overhead": overhead[fam]} for fam, f in target.items()}
-        last, figs = figs, halfway(figs, target)
+        targets.append({fam: {**f, "layer_overhead": overhead[fam]} for fam, f in target.items()})
+        last, figs = figs, halfway(figs, targets[-1])
+        if len(targets) >= 3 and settled(targets[-3], targets[-1]):
+            break
     figs = halfway(last, figs)
     figs = {fam: {n: x if n == "layer_overhead" else round5(x) for n, x in f.items()} for fam, f in figs.items()}
     return figs, {**evidence, **floors}
+
+
+def settled(a: dict, b: dict) -> bool:
+    """Whether every target moved less than SETTLED between two passes two apart: a fixed point, or the two states
+    the floor and the efficiencies alternate between (a CPU's floor takes some passes to find its records)."""
+    return all(abs(x - a[fam][n]) <= SETTLED * max(abs(x), abs(a[fam][n]), 1e-12) for fam, f in b.items()
+               for n, x in f.items())
 
 
 def halfway(a: dict, b: dict) -> dict:
@@ -188,7 +200,8 @@ def write(figs: dict, evidence: dict, path: Path = HERE / "defaults.yaml") -> No
                 entry[name] = {"value": f"{round(figs[fam][name] * 1e6):g} us",
                                "basis": f"{how} of the floors {len(xs)} batch-1 measurements imply where the floor "
                                         f"weighs (decode, time to first token, encoder latency), spread "
-                                        f"{min(xs) * 1e6:.0f}-{max(xs) * 1e6:.0f} us",
+                                        f"{min(xs) * 1e6:.0f}-{max(xs) * 1e6:.0f} us"
+                                        f"{' (the search ends at 1000 us)' if max(xs) >= FLOOR_MAX else ''}",
                                "records": sorted(i for i, _ in chosen)}
                 continue
             lo, hi = deciles(xs)

@@ -116,9 +116,15 @@ def regret_words(r: Results, dec: Decision) -> str:
         verb, more = ("gives", "less") if dec.maximise else ("costs", "more")
         parts.append(f"In the {share(s.behind)} of cases where {label(r, dec, s.subject)} qualifies but another "
                      f"option is {'better' if dec.maximise else 'cheaper'}, it {verb} on average "
-                     f"{human(s.behind_regret, dec.unit)} {more} (over every case where it qualifies: "
-                     f"{human(s.expected_regret, dec.unit)})")
+                     f"{estimate(s.behind_regret, dec.unit)} {more} (over every case where it qualifies: "
+                     f"{estimate(s.expected_regret, dec.unit)})")
     return ". ".join(parts) + "." if parts else ""
+
+
+def estimate(value: float, unit: str) -> str:
+    """An average over sampled cases, to three significant digits: '$501/month', not '$501.10/month' (its
+    sampling error is larger than a cent)."""
+    return human(float(f"{value:.3g}"), unit, digits=3, cents=False)
 
 
 def dearer(dec: Decision, oid: str) -> str:

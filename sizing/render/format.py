@@ -62,7 +62,8 @@ def number(x: float, digits: int = 4) -> str:
 
 def human(value: Any, unit: str, display: str | None = None, digits: int = 4, cents: bool = True) -> str:
     """Format an engine value (SI) for a person: '7 ms', '14 GB', 'yes'. Money between $1 and $1,000 shows cents
-    as on a price list; `cents=False` keeps `digits` significant digits instead (a rate a sentence multiplies)."""
+    as on a price list; `cents=False` keeps `digits` significant digits instead (a rate a sentence multiplies, an
+    average over sampled cases)."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value is None:
@@ -87,8 +88,8 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4, ce
     if name.startswith("$"):
         if cents and 1 <= abs(value / factor) < 1000:
             text = f"{value / factor:,.2f}"         # cents, as on a price list
-        elif abs(value / factor) < 1000 and len(text.partition(".")[2]) < 2:
-            text = f"{value / factor:.2f}"          # $0.40, not $0.4
+        elif abs(value / factor) < 1000 and 0 < len(text.partition(".")[2]) < 2:
+            text = f"{value / factor:.2f}"          # $0.40, not $0.4 (a whole amount at these digits stays whole)
         return f"{currency.symbol()}{text}{name[1:]}"
     return f"{text} {currency.units(name)}".strip()
 
