@@ -81,7 +81,7 @@ def test_the_grid_in_terminal_json_and_workbook():
     text = render(r)
     assert "grid of batch (down) by precision (across) for chat" in text
     assert re.search(r"16 +mi300x, on demand as traffic needs \$4,804/month +gaudi3, fit, on demand as traffic "
-                     r"needs \$8,777/month", text)
+                     r"needs \$8,694/month", text)
     data = json.loads(json.dumps(as_dict(r)))
     assert data["grids"][0]["recommendation"][2][0] == g.best[2][0]
     assert data["grids"][0]["columns"] == {"field": "precision", "values": ["fp8", "bf16"]}

@@ -173,8 +173,8 @@ def test_a_wildcard_moves_every_device_and_a_named_range_wins(result):
     assert cells["device.gaudi3.bandwidth_efficiency"] == "devices.gaudi3.bandwidth_efficiency"
     assert cells["device.mi300x.efficiency_8bit"] == "devices.*.efficiency_8bit"
     gaudi = result.simulation.draws["device.gaudi3.bandwidth_efficiency"]
-    assert 0.51 <= gaudi.min() < 0.53 and gaudi.max() <= 0.87 and 0.65 < np.median(gaudi) < 0.72
-    assert result.simulation.draws["device.h100.bandwidth_efficiency"].min() >= 0.53     # the wildcard's range
+    assert 0.50 <= gaudi.min() < 0.52 and gaudi.max() <= 0.87 and 0.65 < np.median(gaudi) < 0.72
+    assert result.simulation.draws["device.h100.bandwidth_efficiency"].min() >= 0.52     # the wildcard's range
 
 
 # -- the decision in every draw -------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from ..catalog import HERE, measurements
-from .records import FAMILIES, TIMES, family_of, figure_of, held_out, narrow, predict, skipped
+from .records import FAMILIES, TIMES, device_of, family_of, figure_of, held_out, narrow, predict, skipped
 
 MIN_RECORDS = 3
 FLOOR_LITTLE = 0.15
@@ -40,11 +40,26 @@ RESERVE = {"value": "10 %", "basis": "vLLM's default gpu_memory_utilization of 0
 
 def fields(figs: dict[str, float], r: dict) -> dict[str, str]:
     """Device fields stating every figure for record `r` (the compute figures for the width of its arithmetic),
-    as a scenario would."""
+    as a scenario would; a figure the record's device states in the catalog is left to it."""
     wide = {n: v for n, v in figs.items() if not n.endswith("_8bit")}
     if narrow(r):
         wide.update({n[:-5]: v for n, v in figs.items() if n.endswith("_8bit")})
-    return {n: (f"{v * 1e6:.6g} us" if n == "layer_overhead" else f"{v * 100:.6g} %") for n, v in wide.items()}
+    own = stated(r)
+    return {n: (f"{v * 1e6:.6g} us" if n == "layer_overhead" else f"{v * 100:.6g} %") for n, v in wide.items()
+            if n not in own}
+
+
+def stated(r: dict) -> set[str]:
+    """The family figures record `r`'s catalog device states itself (a stated `efficiency` serves every width, as
+    in a scenario): its records inform no family default of those."""
+    from ..scenario import catalog
+    device = catalog()[0][device_of(r)]
+    return {n for n in START if device.has(n)}
+
+
+def informs(r: dict, name: str) -> bool:
+    """Whether record `r` can inform the family figure `name` (its device does not state it)."""
+    return name.removesuffix("_8bit") not in stated(r)
 
 
 def implied(r: dict, figs: dict[str, float]) -> float | None:
@@ -108,6 +123,8 @@ def one_pass(figs: dict[str, dict[str, float]]) -> tuple[dict, dict]:
             continue
         fam = family_of(r)
         name = figure_of(r, fields(figs[fam], r))
+        if not informs(r, name):
+            continue
         x = implied(r, figs[fam])
         if x is not None:
             evidence.setdefault((fam, name), []).append((r["id"], x))
@@ -141,7 +158,8 @@ def floor(figs: dict[str, dict[str, float]]) -> tuple[dict[str, float], dict]:
     evidence: dict[tuple[str, str], list[tuple[str, float]]] = {}
     for r in calibration_records():
         fam = family_of(r)
-        if r["category"] in FLOOR_CATEGORIES and floor_share(r, figs[fam]) >= FLOOR_MUCH:
+        weighs = r["category"] in FLOOR_CATEGORIES and floor_share(r, figs[fam]) >= FLOOR_MUCH
+        if weighs and informs(r, "layer_overhead"):
             evidence.setdefault((fam, "layer_overhead"), []).append((r["id"], implied_floor(r, figs[fam])))
     return {fam: statistics.median(x for _, x in used(evidence, fam, "layer_overhead")) for fam in FAMILIES}, evidence
 
