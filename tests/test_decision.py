@@ -123,7 +123,7 @@ def test_the_api_and_busy_hours_are_ranked_beside_the_fleets():
     r = results(SERVICE + "decision: {workload: chat, objective: monthly_cost}\n")
     d = r.decision
     chat = {p.device: p.values for p in r.pairs if p.workload == "chat"}
-    assert [o.id for o in d.options] == ["api", "h100 busy hours", "l40s busy hours", "h100", "l40s"]
+    assert [o.id for o in d.options] == ["h100 busy hours", "api", "l40s busy hours", "h100", "l40s"]
     values = {o.id: o.value for o in d.options}
     assert values["api"] == chat["h100"]["api_monthly_cost"]
     assert values["h100 busy hours"] == chat["h100"]["busy_hours_monthly_cost"]
@@ -132,7 +132,7 @@ def test_the_api_and_busy_hours_are_ranked_beside_the_fleets():
     h = chat["h100"]
     assert h["busy_hours_devices"] == 12 / (h["requests_per_s"] * 0.7)
     assert h["busy_hours_monthly_cost"] == pytest.approx(h["busy_hours_devices"] * 2.50 * 365.25 / 12 * 24, rel=1e-12)
-    assert d.recommendation == "api"
+    assert d.recommendation == "h100 busy hours"
 
 
 def test_renting_as_traffic_needs_keeps_the_spare_replicas():

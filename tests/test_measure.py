@@ -318,7 +318,7 @@ def test_sizing_calibrate_writes_the_fit_into_the_scenario_with_its_comments(tmp
     run = [sys.executable, "-c", "from sizing.cli import main; main()", "calibrate", str(path)]
     dry = subprocess.run(run + ["--dry-run"], capture_output=True, text=True, cwd=ROOT)
     assert dry.returncode == 0, dry.stderr
-    assert "devices.h100.bandwidth_efficiency: 70.0 % -> 62.0 %  (3 records; log error" in dry.stdout
+    assert "devices.h100.bandwidth_efficiency: 80.0 % -> 62.0 %  (3 records; log error" in dry.stdout
     assert path.read_text() == calibration_text(truth())                             # dry run: nothing written
     done = subprocess.run(run, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0 and f"wrote {path}" in done.stdout, done.stderr

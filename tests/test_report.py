@@ -464,7 +464,7 @@ def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family
     import statistics
 
     import yaml
-    from sizing.render.report.method import trust, trust_apart, trust_words
+    from sizing.render.report.method import apart_words, trust, trust_apart, trust_words
 
     runs = yaml.safe_load((ROOT / "sizing" / "catalog" / "accuracy.yaml").read_text())["runs"]
     serving = [x for x in runs if x["category"] in ("decode_batch1", "throughput_large_batch", "ttft")]
@@ -485,8 +485,8 @@ def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family
     mid = [x for x in serving if x["category"] == "throughput_large_batch" and 8 <= x.get("batch", 0) <= 64]
     assert rows[2] == expected("throughput at batch 8-64", mid) and len(mid) >= 50
     assert rows[7] == expected("AMD Instinct MI300X", [x for x in serving if x["device"] == "amd-mi300x"])
-    assert rows[7][1:4] == ("18", "0.77x", "0.43x to 1.49x")          # the recommendation's risk line on page 1
-    assert rows[6][3] == "0.46x"                                          # one run: no range
+    assert rows[7][1:4] == ("18", "0.81x", "0.45x to 1.46x")          # the recommendation's risk line on page 1
+    assert rows[6][3] == "0.61x"                                          # one run: no range
     assert rows[9] == expected("all GPUs", [x for x in serving if x["family"] == "gpu"])
     near = sum(1 / 1.3 <= x["speed"] <= 1.3 for x in serving)
     said = trust_words(r)
@@ -499,12 +499,14 @@ def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family
     assert "the held-out runs (kept aside" not in said                  # they follow the table: trust_apart
     gaudi = [x["speed"] for x in serving if x["family"] == "accelerator"]
     held = [x["speed"] for x in serving if x["family"] == "accelerator" and x.get("held_out")]
-    assert trust_apart(r).endswith(f"measure before buying: all accelerators (Intel Gaudi 2, Intel Gaudi 3) (held-out runs "
-                                   f"{statistics.median(held):.2f}x the predicted speed, all runs "
-                                   f"{statistics.median(gaudi):.2f}x).")           # the only row apart
+    apart = statistics.median(held) / statistics.median(gaudi)
+    assert trust_apart(r) == "" and 1.2 < apart < 1.25                    # held out 1.32x, all 1.06x: just within
+    runs = [{"speed": 1.0}] * 3 + [{"speed": 0.5, "held_out": True}] * 2      # held out apart by 2x
+    assert apart_words([("a row", runs), ("one held out", runs[:4])]).endswith(
+        "measure before buying: a row (held-out runs 0.50x the predicted speed, all runs 1.00x).")
     assert trust(results(scenario("ref-link-matmul.yaml"))) == ()
     said = text(pdf(scenario("chat-70b-fp8.yaml")))
-    assert "Held out: median (runs)" in said and "AMD Instinct MI300X 18 0.77x 0.43x to 1.49x" in said
+    assert "Held out: median (runs)" in said and "AMD Instinct MI300X 18 0.81x 0.45x to 1.46x" in said
     assert "No published run in sizing's catalog measures this kind of work" in text(pdf(scenario("ref-link-matmul.yaml")))
 
 

@@ -1,16 +1,9 @@
-"""LLM serving: memory of a replica, the decode step, the prefill, and the rate a replica sustains.
+"""LLM serving: memory of a replica and the decode step (serving.py: the batch, the prefill, the rates)."""
 
-The batching model is the static batch benchmark tables measure: a replica takes `batch` requests,
-prefills their prompts, then decodes `output_tokens` steps for all of them together; the output rate
-counts the prefill time. Continuous batching interleaves the prefills with the decode steps, which
-spends the same device time, so the sustained rate is the same to first order (the per-user rate
-dips while a prompt is prefilled).
-"""
-
-from .common import (EP_ALL_TO_ALLS, FLOP_PER_PARAM_TOKEN, KV_TENSORS, NO_FABRIC, PREFILL_CHUNK, REQUEST, TOKEN,
-                     TP_ALL_REDUCES, all_reduce_parts, all_to_all_parts, all_weights_read, attention_flops, embedding, plus,
+from .common import (EP_ALL_TO_ALLS, FLOP_PER_PARAM_TOKEN, KV_TENSORS, NO_FABRIC, PREFILL_CHUNK, TOKEN,
+                     TP_ALL_REDUCES, all_reduce_parts, all_to_all_parts, attention_flops, embedding, plus,
                      point_to_point_parts, roofline_time, used_parameters, weights_read, without_fabric)
-from .expr import ceil, first_present, floor, maximum, minimum, Missing, nothing, sum_present, where
+from .expr import ceil, first_present, floor, maximum, minimum, Missing, sum_present, where
 from .graph import NA, quantity
 
 # -- memory -----------------------------------------------------------------------------------
@@ -128,11 +121,39 @@ def gen_kv_position(q):
     return q.input_tokens + q.output_tokens / 2
 
 
+def linear_flops(q, tokens):
+    """The weight matrices' work over `tokens` tokens: 2 × parameters doing arithmetic per token."""
+    return FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * tokens
+
+
 def decode_flops(q, tokens):
-    """A decode step's work over `tokens` tokens (one per sequence): 2 × parameters doing arithmetic per token +
-    attention at the average position."""
-    return sum_present(FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * tokens,
-                       attention_flops(q, tokens, q.kv_position))
+    """A decode step's work over `tokens` tokens (one per sequence): the weight matrices' + attention at the
+    average position."""
+    return sum_present(linear_flops(q, tokens), attention_flops(q, tokens, q.kv_position))
+
+
+def linear_time(q, tokens):
+    """The weight matrices of a decode step over `tokens` tokens on the replica: max(their FLOPs at the delivered
+    rate, the weights read at the delivered bandwidth)."""
+    devices = q.replica_devices
+    return roofline_time(linear_flops(q, tokens) / (q.delivered_rate * devices),
+                         weights_read(q, tokens) / (q.delivered_bandwidth * devices))
+
+
+def attention_time(q, sequences):
+    """Attention of a decode step for `sequences` sequences on the replica: max(its FLOPs at the delivered rate,
+    the KV cache read at the delivered bandwidth); absent without the model's architecture."""
+    devices = q.replica_devices
+    if not q.has("kv_bytes_per_token"):
+        return NA
+    return roofline_time(attention_flops(q, sequences * TOKEN, q.kv_position) / (q.delivered_rate * devices),
+                         sequences * q.kv_read_per_sequence / (q.delivered_bandwidth * devices))
+
+
+def kernels_time(q, sequences):
+    """A decode step's kernels: the weight matrices, then attention. They run one after the other, so their
+    times add (a roofline over the whole step would let the KV reads hide behind the matrices' arithmetic)."""
+    return plus(linear_time(q, sequences * TOKEN), attention_time(q, sequences))
 
 
 @quantity("generate", "step_flops", "FLOP",
@@ -192,6 +213,20 @@ def gen_step_compute_time(q):
     return q.step_flops / (q.delivered_rate * q.replica_devices)
 
 
+@quantity("generate", "step_linear_time", "s",
+          "weight matrices of the decode step: max(2 × parameters doing arithmetic × tokens at the delivered rate, "
+          "weights read at the delivered bandwidth)", display="ms", label="Step time, weight matrices")
+def gen_step_linear_time(q):
+    return linear_time(q, q.step_tokens)
+
+
+@quantity("generate", "step_attention_time", "s",
+          "attention of the decode step: max(attention FLOPs at the delivered rate, KV cache read at the delivered "
+          "bandwidth)", display="ms", label="Step time, attention")
+def gen_step_attention_time(q):
+    return attention_time(q, q.batch)
+
+
 @quantity("generate", "step_overhead_time", "s", "latency floor of a pass: layers × overhead per layer",
           display="ms", label="Step time, fixed overheads")
 def gen_step_overhead(q):
@@ -248,11 +283,11 @@ def pass_communication(q, tokens):
 
 
 @quantity("generate", "step_time", "s",
-          "decode step: max(memory time, compute time) + fixed overheads + communication", display="ms",
+          "decode step: weight matrices + attention (kernels one after the other, each at the slower of its "
+          "arithmetic and its reads) + fixed overheads + communication", display="ms",
           label="Per-token time (decode step)")
 def gen_step_time(q):
-    return plus(roofline_time(q.step_compute_time, q.step_memory_time), q.step_overhead_time,
-                q.communication_time)
+    return plus(plus(q.step_linear_time, q.step_attention_time), q.step_overhead_time, q.communication_time)
 
 
 @quantity("generate", "bound", "", "which roof limits the decode step", label="Bound by", type="label")
@@ -270,129 +305,3 @@ def gen_tokens_per_user(q):
           "(no prefill)", display="token/s", label="Decode tokens/s per replica")
 def gen_decode_tokens_per_s(q):
     return q.step_tokens / q.step_time
-
-
-@quantity("generate", "compute_bound_batch", "",
-          "batch at which the decode step turns compute-bound (memory time = compute time)",
-          label="Batch where decode turns compute-bound")
-def gen_compute_bound_batch(q):
-    # The replica's device count cancels: both sides of memory time = compute time divide by it.
-    per_seq_flops_time = decode_flops(q, TOKEN) / q.delivered_rate
-    if not q.has("kv_bytes_per_token"):
-        return q.weights_bytes / q.delivered_bandwidth / per_seq_flops_time
-    per_seq_kv_time = q.kv_read_per_sequence / q.delivered_bandwidth
-    gain = per_seq_flops_time - per_seq_kv_time
-    return where(gain > 0, q.weights_bytes / q.delivered_bandwidth / gain, nothing())   # none: never
-
-
-@quantity("generate", "best_batch", "",
-          "largest batch (most tokens/s) whose time between a user's tokens (the decode step and its share of the "
-          "batch's prefills, the prefill taken as compute-bound) meets the per-token target and whose KV cache fits",
-          label="Best batch within the per-token target", count=True)
-def gen_best_batch(q):
-    devices = q.replica_devices
-    outputs = q.output_tokens / TOKEN
-    comm = q.has("communication_per_token")
-    # per sequence of the batch: its decode work, and its prefill spread over the answer's tokens
-    seq_comm = q.communication_per_token * (TOKEN + q.input_tokens / outputs) if comm else NA
-    seq_prefill = q.prefill_flops / (q.delivered_rate * devices) / outputs
-    fixed = sum_present(q.step_overhead_time, q.communication_fixed if comm else NA)
-    budget = q.per_token_target if isinstance(fixed, Missing) else q.per_token_target - fixed * (1 + 1 / outputs)
-    by_compute = budget / sum_present(decode_flops(q, TOKEN) / (q.delivered_rate * devices), seq_prefill, seq_comm)
-    weights_time = all_weights_read(q) / (q.delivered_bandwidth * devices)   # every expert: conservative
-    if not q.has("kv_bytes_per_token"):
-        return where(weights_time <= budget, floor(by_compute), 0)
-    by_bandwidth = (budget - weights_time) / sum_present(q.kv_read_per_sequence / (q.delivered_bandwidth * devices),
-                                                         seq_prefill, seq_comm)
-    return maximum(0, floor(minimum(q.max_batch, by_bandwidth, by_compute)))
-
-
-@quantity("generate", "best_batch_tokens_per_s", "token/s", "decode tokens/s at the best batch",
-          display="token/s", maximise=True, label="Tokens/s at the best batch")
-def gen_best_batch_rate(q):
-    devices = q.replica_devices
-    tokens = q.best_batch * TOKEN
-    flops = decode_flops(q, tokens)
-    bytes_ = sum_present(weights_read(q, tokens), q.best_batch * q.kv_read_per_sequence)
-    step = plus(roofline_time(flops / (q.delivered_rate * devices), bytes_ / (q.delivered_bandwidth * devices)),
-                q.step_overhead_time, pass_communication(q, tokens) if q.has("communication_fixed") else NA)
-    return tokens / step
-
-
-# -- prefill ------------------------------------------------------------------------------------
-def prefill_work(q, sequences):
-    """Prefill of `sequences` prompts: 2 × parameters used per prompt token (the output projection only for
-    the last token where the vocabulary is known) + causal attention (each token sees the ones before it)."""
-    lm_head = q.vocab * q.hidden
-    linear = (FLOP_PER_PARAM_TOKEN * (used_parameters(q) - lm_head) * q.input_tokens
-              + FLOP_PER_PARAM_TOKEN * lm_head * TOKEN) if q.has("vocab") and q.has("hidden") \
-        else FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * q.input_tokens
-    causal = attention_flops(q, q.input_tokens, q.input_tokens) / 2
-    return sequences * sum_present(linear, causal)
-
-
-def prefill_pass(q, flops, sequences):
-    devices = q.replica_devices
-    tokens = sequences * q.input_tokens
-    return plus(roofline_time(flops / (q.delivered_rate * devices),
-                              weights_read(q, tokens) / (q.delivered_bandwidth * devices)),
-                q.step_overhead_time, pass_communication(q, tokens))
-
-
-@quantity("generate", "prefill_flops", "FLOP",
-          "one prompt: 2 × parameters used × input tokens (output projection for the last token only) + causal "
-          "attention 2 × layers × heads × head_dim × input²", display="TFLOP", label="Prefill work")
-def gen_prefill_flops(q):
-    return prefill_work(q, 1)
-
-
-@quantity("generate", "prefill_time", "s",
-          "one prompt: max(FLOPs at the delivered rate, weights at the bandwidth) + fixed overheads + "
-          "communication", display="ms", label="Prefill time")
-def gen_prefill_time(q):
-    return prefill_pass(q, q.prefill_flops, 1)
-
-
-@quantity("generate", "ttft", "s", "time to first token: the prefill (no queueing)", display="ms",
-          label="Time to first token")
-def gen_ttft(q):
-    return q.prefill_time
-
-
-@quantity("generate", "batch_prefill_time", "s", "prefill of the batch's prompts together", display="ms",
-          label="Prefill time of the batch")
-def gen_batch_prefill_time(q):
-    return prefill_pass(q, q.batch * q.prefill_flops, q.batch)
-
-
-@quantity("generate", "tokens_per_s", "token/s",
-          "output rate one replica sustains: batch × output tokens / (prefill of the batch + output tokens × "
-          "step time)", display="token/s", maximise=True, label="Tokens/s per replica, all users")
-def gen_tokens_per_s(q):
-    return q.step_tokens * q.output_tokens / (q.batch_prefill_time * TOKEN + q.output_tokens * q.step_time)
-
-
-@quantity("generate", "token_interval", "s",
-          "time between a user's tokens with the replica also prefilling its requests (continuous batching): "
-          "step time + prefill of the batch / output tokens", display="ms", label="Time between tokens")
-def gen_token_interval(q):
-    return q.step_time + q.batch_prefill_time / (q.output_tokens / TOKEN)
-
-
-@quantity("generate", "request_latency", "s", "time to first token + output tokens × step time", display="s",
-          label="Request latency")
-def gen_request_latency(q):
-    return q.ttft + q.output_tokens / TOKEN * q.step_time
-
-
-@quantity("generate", "requests_per_s", "request/s",
-          "requests one replica completes per second at this batch, prefills included",
-          display="request/s", maximise=True, label="Requests/s per replica")
-def gen_requests_per_s(q):
-    return q.tokens_per_s / q.output_tokens * REQUEST
-
-
-@quantity("generate", "slots", "", "requests one replica serves at once: the batch",
-          label="Requests served at once", count=True)
-def gen_slots(q):
-    return q.batch

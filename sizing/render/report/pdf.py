@@ -95,7 +95,17 @@ def html_of(ctx) -> str:
     """The template rendered twice: the glossary lists the technical terms the first rendering's text uses."""
     template = environment().get_template(TEMPLATE)
     text = html.unescape(re.sub(r"<[^>]+>", " ", template.render(r=ctx)))
-    return template.render(r=replace(ctx, terms=terms_in(text)))
+    return unbroken(template.render(r=replace(ctx, terms=terms_in(text))))
+
+
+# An amount per period ('$608/month', '€2.10/hour') in running text: kept on one line (a line may otherwise break
+# after the slash, leaving '$608/' at its end).
+AMOUNT = re.compile(r"((?:\$|€|£|[A-Z]{3} )[\d,.]+/[A-Za-z]+)")
+
+
+def unbroken(page: str) -> str:
+    """The page with each amount per period in its text (not in a tag) wrapped in a span that does not break."""
+    return re.sub(r">([^<]+)<", lambda m: ">" + AMOUNT.sub(r'<span class="nw">\1</span>', m.group(1)) + "<", page)
 
 
 def template_dir() -> Path:
