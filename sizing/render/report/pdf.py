@@ -119,8 +119,23 @@ def template_dir() -> Path:
 def environment():
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-    return Environment(loader=FileSystemLoader(template_dir()), autoescape=True, undefined=StrictUndefined,
-                       trim_blocks=True, lstrip_blocks=True)
+    env = Environment(loader=FileSystemLoader(template_dir()), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["kept_tail"] = kept_tail
+    return env
+
+
+TAIL = 16       # characters: a heading's last words kept together on one line, at least this many
+
+
+def kept_tail(text: str) -> str:
+    """A heading whose last words do not wrap alone: they are joined by no-break spaces until the joined tail has
+    TAIL characters ('... Gaudi 3 or B200?' wraps before 'Gaudi', not before 'or')."""
+    words = str(text).split(" ")
+    n = 1
+    while n < len(words) - 1 and len(" ".join(words[-n:])) < TAIL:
+        n += 1
+    return " ".join(words[:-n] + ["\u00a0".join(words[-n:])])
 
 
 def read_template(name: str) -> str:
