@@ -111,9 +111,9 @@ def breakeven(r: Results) -> tuple[str, ...]:
         if "compute_bound_batch" in p.values:
             b = p.values["compute_bound_batch"]
             now = show(p, "step_tokens").replace(" tokens", "")
-            at = "never (the KV cache reads grow faster than the work)" if b is None else \
-                f"at batch {human(b, '')}"
-            out.append(f"{p.workload} on {p.device}: decode turns compute-bound {at}; the batch is {now}.")
+            if b is not None:
+                out.append(f"{p.workload} on {p.device}: decode's weight matrices turn compute-bound at batch "
+                           f"{human(b, '')}; the batch is {now}.")
     for s in r.sweeps:
         out += [crossover_words(c, (min(s.values), max(s.values))) for c in s.crossovers]
     out += [crossover_words(c) for c in r.crossovers]
