@@ -164,6 +164,28 @@ def test_the_passes_end_when_what_the_records_imply_repeats_two_passes_apart():
     assert not settled(a, {"cpu": {"efficiency": 0.66, "layer_overhead": 5.2e-4}})
 
 
+def test_a_device_stating_a_figure_keeps_it_and_its_records_inform_no_default_of_it(monkeypatch):
+    """As the binding reads a device: a stated `efficiency` serves every width, a stated `efficiency_8bit` only narrow
+    arithmetic (the T4 states the first)."""
+    import sizing.scenario
+    from sizing.accuracy.choose import fields, informs, stated
+    recs = {r["id"]: r for r in measurements()}
+    t4_int8, t4_fp16 = recs["trt-bert-t4-bert-base-int8-s128-b1"], recs["trt-bert-t4-bert-base-fp16-s128-b128"]
+    figs = {"efficiency": 0.6, "efficiency_8bit": 0.4, "bandwidth_efficiency": 0.7, "layer_overhead": 4e-5}
+    assert stated(t4_int8) == stated(t4_fp16) == {"efficiency"}
+    assert "efficiency" not in fields(figs, t4_int8) and fields(figs, t4_int8)["bandwidth_efficiency"] == "70 %"
+    assert not informs(t4_int8, "efficiency_8bit") and not informs(t4_fp16, "efficiency")
+
+    class Only8bit:                       # a device stating its 8-bit figure alone
+        def has(self, name):
+            return name == "efficiency_8bit"
+    real = sizing.scenario.catalog
+    monkeypatch.setattr(sizing.scenario, "catalog", lambda: ({**real()[0], "nvidia-t4": Only8bit()}, *real()[1:]))
+    assert stated(t4_int8) == {"efficiency"} and stated(t4_fp16) == set()
+    assert fields(figs, t4_fp16)["efficiency"] == "60 %" and "efficiency" not in fields(figs, t4_int8)
+    assert informs(t4_fp16, "efficiency") and not informs(t4_int8, "efficiency_8bit")
+
+
 def test_a_record_names_what_it_assumes_the_quantity_it_reads_and_why_it_is_not_predicted():
     recs = {r["id"]: r for r in measurements()}
     w, qid, factor = workload_of(recs["dli-trtllm09-h100x4-llama-2-70b-fp8-bs8-2048-batch-prefill"])

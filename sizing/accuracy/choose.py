@@ -50,11 +50,13 @@ def fields(figs: dict[str, float], r: dict) -> dict[str, str]:
 
 
 def stated(r: dict) -> set[str]:
-    """The family figures record `r`'s catalog device states itself (a stated `efficiency` serves every width, as
-    in a scenario): its records inform no family default of those."""
+    """The figures (by the device field a scenario sets, as `fields` names them) record `r`'s catalog device states
+    itself for the width of its arithmetic, as the binding reads them: a stated `efficiency` serves every width, a
+    stated `efficiency_8bit` only narrow arithmetic. Its records inform no family default of those."""
     from ..scenario import catalog
     device = catalog()[0][device_of(r)]
-    return {n for n in START if device.has(n)}
+    wide = {n for n in START if not n.endswith("_8bit") and device.has(n)}
+    return wide | {n[:-5] for n in START if n.endswith("_8bit") and narrow(r) and device.has(n)}
 
 
 def informs(r: dict, name: str) -> bool:

@@ -98,9 +98,9 @@ def html_of(ctx) -> str:
     return unbroken(template.render(r=replace(ctx, terms=terms_in(text))))
 
 
-# An amount per period ('$608/month', '€2.10/hour') in running text: kept on one line (a line may otherwise break
-# after the slash, leaving '$608/' at its end).
-AMOUNT = re.compile(r"((?:\$|€|£|[A-Z]{3} )[\d,.]+/[A-Za-z]+)")
+# An amount per period ('$608/month', '€2.10/hour', 'CHF 3.20/hour') in running text, in any currency's symbol:
+# kept on one line (a line may otherwise break after the slash, leaving '$608/' at its end).
+AMOUNT = re.compile(rf"((?:{'|'.join(map(re.escape, currency.SYMBOLS.values()))}|[A-Z]{{3}} )[\d,.]+/[A-Za-z]+)")
 
 
 def unbroken(page: str) -> str:
