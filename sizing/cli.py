@@ -126,11 +126,18 @@ def render_file(path: str) -> tuple[bytes, bytes]:
 
 def rendered_in_processes(files: list[Path], jobs: int):
     """(file, (workbook, report)) in the files' order, rendered `jobs` at a time in worker processes; the bytes
-    are the same as in one process (the outputs depend only on the scenario)."""
-    from concurrent.futures import ProcessPoolExecutor
+    are the same as in one process (the outputs depend only on the scenario). Ctrl-C reaches this process alone
+    (the workers ignore it) and stops the workers at once, not after their renders."""
+    import multiprocessing
 
-    with ProcessPoolExecutor(jobs) as pool:
-        yield from zip(files, pool.map(render_file, [str(f) for f in files]))
+    with multiprocessing.Pool(jobs, initializer=ignore_interrupts) as pool:      # leaving it terminates them
+        yield from zip(files, pool.imap(render_file, [str(f) for f in files]))
+
+
+def ignore_interrupts() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def render_workbook(results) -> bytes:

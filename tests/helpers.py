@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import io
 import os
 import shutil
 import tempfile
@@ -86,8 +85,9 @@ def _render(path: Path) -> bytes:
 
 @lru_cache(maxsize=32)
 def page_texts(data: bytes) -> tuple[str, ...]:
-    """Each page's text as pypdf reads it, whitespace collapsed (table cells and wrapped lines become single spaces),
-    read once per PDF."""
-    import pypdf
+    """Each page's text as PDFium reads it (in drawing order), whitespace collapsed (table cells and wrapped lines
+    become single spaces), read once per PDF."""
+    import pypdfium2 as pdfium
 
-    return tuple(" ".join(page.extract_text().split()) for page in pypdf.PdfReader(io.BytesIO(data)).pages)
+    doc = pdfium.PdfDocument(data)
+    return tuple(" ".join(doc[i].get_textpage().get_text_range().split()) for i in range(len(doc)))

