@@ -196,10 +196,10 @@ def test_the_sign_off_block_and_provenance_say_who_and_when():
 
 
 def test_a_lead_the_medians_reverse_says_the_runner_up_would_be_cheaper(monkeypatch):
-    from sizing.narrative import memo
+    from sizing.narrative import margin, memo
     moe = results("moe-mixtral-serving")
-    best, second = moe.decision.best, memo.runner_up(moe.decision)
-    monkeypatch.setattr(memo, "own_runs", lambda r, dec, o: [0.5] * 3 if o.device == "mi300x" else [1.0] * 3)
+    best, second = moe.decision.best, margin.runner_up(moe.decision)
+    monkeypatch.setattr(margin, "own_runs", lambda r, dec, o: [0.5] * 3 if o.device == "mi300x" else [1.0] * 3)
     words = memo.margin_words(moe, moe.decision)
     assert f"the runner-up would be cheaper, by {best.value / 0.5 / second.value:.2f}x." in words     # 1.64x
     assert "a close call" in words

@@ -361,12 +361,12 @@ def test_the_same_seed_gives_the_same_bytes_in_another_process(tmp_path):
 
 
 def test_odds_of_a_close_call_say_what_they_leave_out(result, monkeypatch):
-    from sizing.narrative import memo
+    from sizing.narrative import margin
     from sizing.narrative.confidence import sentence
     caveat = ("These shares take the speed estimates as right; the lead is within how far published runs have "
               "missed them, so it stays a close call.")
-    assert memo.margin(result.decision) == pytest.approx(6287 / 4582, abs=1e-3)      # H200 costs 1.37x MI300X's
-    assert memo.adjusted_lead(result, result.decision) < 1.3                        # 1.14x at the runs' medians
+    assert margin.margin(result.decision) == pytest.approx(6287 / 4582, abs=1e-3)      # H200 costs 1.37x MI300X's
+    assert margin.adjusted_lead(result, result.decision) < 1.3                        # 1.14x at the runs' medians
     assert sentence(result, result.decision).endswith(caveat)
-    monkeypatch.setattr(memo, "CLOSE_CALL", 0.01)                                  # the same leads, not close
+    monkeypatch.setattr(margin, "CLOSE_CALL", 0.01)                                  # the same leads, not close
     assert "These shares" not in sentence(result, result.decision)

@@ -9,7 +9,8 @@ from ..evaluate import Results
 from ..render.format import human
 from ..results import Decision
 from ..uncertainty.summary import DecisionSpread
-from .memo import close_call, input_words, money_of, option_words
+from .margin import close_call
+from .memo import input_words, money_of, option_words
 
 NAMED = 3               # options a sentence names by their share of wins
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from .. import formulas as F
-from ..catalog import device_runs, within
+from ..catalog import within
 from ..decide import MONTHLY, pair_of
 from ..evaluate import Results
 from ..formulas.common import HORIZON, MONTH
@@ -19,12 +19,10 @@ from ..render.format import human, percent
 from ..results import Decision, Option
 
 from .common import objective_words, role_value
+from . import margin as M
+from .margin import KIND_RUNS, adjusted_lead, at_medians, is_close, kind_of, margin, own_runs, runner_up
 from .money import committed
 
-# The published runs that speak for a workload kind's prediction (accuracy categories).
-KIND_RUNS = {"generate": ("decode_batch1", "throughput_large_batch", "ttft"), "train": ("training",),
-             "forward": ("encoder_latency", "encoder_throughput")}
-CLOSE_CALL = 0.30          # a lead under a factor of 1 + this is within the defaults' accuracy (README, Accuracy)
 # Inputs as a reader names them (the role's description where none is given here).
 WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficiency": "compute efficiency",
          "bandwidth_efficiency": "memory-bandwidth efficiency", "layer_overhead": "per-layer latency floor",
@@ -168,11 +166,6 @@ def money_of(r: Results, dec: Decision, o: Option) -> Money:
                  num(unit_qid) if unit_qid else None, unit_qid)
 
 
-def runner_up(dec: Decision) -> Option | None:
-    """The best ranked option after the recommendation."""
-    return next((o for o in dec.options if o.rank == 2), None)
-
-
 # Where the recommendation is a service: what cannot be had, the options that do without it, and what they are.
 FALLBACK = {"busy_hours": ("devices cannot be added at short notice as traffic rises", ("fleet",),
                            "that keeps its devices all month"),
@@ -197,29 +190,6 @@ def fallback(r: Results, dec: Decision) -> str:
     more = (f"; {human(own.value - b.value, unit)} more"
             if "USD" in unit and not dec.maximise and b.value is not None and own.value > b.value else "")
     return f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, unit)} (the {best} option {what}{more})."
-
-
-def margin(dec: Decision) -> float | None:
-    """The recommendation's lead as a factor: the runner-up's value over the recommendation's (the other way round
-    where more is better); None without both, inf when the lesser is not positive."""
-    best, second = dec.best, runner_up(dec)
-    if best is None or second is None or best.value is None or second.value is None:
-        return None
-    more, less = (best.value, second.value) if dec.maximise else (second.value, best.value)
-    return more / less if less > 0 else math.inf
-
-
-def close_call(dec: Decision, r: Results | None = None) -> bool:
-    """A lead under a factor of 1 + CLOSE_CALL: a speed estimate off by that factor could reverse it, and about a
-    quarter of the published runs are; with the results, also a lead under it once each option runs at its
-    device's median published speed."""
-    lead = margin(dec)
-    return lead is not None and is_close(lead, adjusted_lead(r, dec) if r is not None else None)
-
-
-def is_close(lead: float, shifted: float | None) -> bool:
-    """The lead, or the lead at the devices' median published speeds where there is one, under 1 + CLOSE_CALL."""
-    return min(lead, shifted if shifted is not None else lead) < 1 + CLOSE_CALL
 
 
 def margin_words(r: Results, dec: Decision) -> str:
@@ -247,67 +217,9 @@ def margin_words(r: Results, dec: Decision) -> str:
         near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), lead - 1)
         evidence = (f" ({runs - near} of {runs} published runs of this kind of work missed their prediction by more "
                     f"than {lead:.2f}x; the method says how far to trust the estimates)" if runs else "")
-        out += (f" A lead under {1 + CLOSE_CALL:g}x is within how far the estimates can be off{evidence}: a close "
+        out += (f" A lead under {1 + M.CLOSE_CALL:g}x is within how far the estimates can be off{evidence}: a close "
                 "call; confirm both with a measurement or a quote.")
     return out
-
-
-MEDIAN_RUNS = 3           # published runs of a device before their median speaks for it
-
-
-def own_runs(r: Results, dec: Decision, o: Option) -> list[float]:
-    """The measured / predicted speeds of the published runs of an option's device, for its kind of work."""
-    d = r.scenario.devices.get(o.device)
-    if d is None or o.variant == "api":
-        return []
-    return device_runs(KIND_RUNS.get(kind_of(pair_of(r, dec, o)), ())).get(catalog_id(d), [])
-
-
-def median_costs(r: Results, dec: Decision) -> tuple[dict, dict] | None:
-    """For the recommendation and the runner-up, priced in money: the median measured / predicted speed of each
-    device's published runs (MEDIAN_RUNS or more) and the cost at that speed, a cost taken to scale with the
-    devices a speed needs (an option without enough runs, or the hosted API, stays as predicted); None when
-    neither has enough runs."""
-    best, second = dec.best, runner_up(dec)
-    if dec.maximise or "USD" not in dec.unit or None in (best, second) or None in (best.value, second.value):
-        return None
-    speeds = {o.id: statistics.median(runs) for o in (best, second) if len(runs := own_runs(r, dec, o)) >= MEDIAN_RUNS}
-    if not speeds:
-        return None
-    return speeds, {o.id: o.value / speeds.get(o.id, 1.0) for o in (best, second)}
-
-
-def adjusted_lead(r: Results, dec: Decision) -> float | None:
-    """The runner-up's cost over the recommendation's with each at its device's median published speed."""
-    got = median_costs(r, dec)
-    if got is None:
-        return None
-    _, cost = got
-    return cost[runner_up(dec).id] / cost[dec.best.id]
-
-
-def at_medians(r: Results, dec: Decision) -> str:
-    """' If each runs at the median speed of its device's published runs (Instinct MI300X 0.77x, H200 SXM 141GB
-    1.02x the predicted speed), they cost about $6,271/month and $6,475/month: the lead shrinks to 1.03x.'"""
-    from .common import device_name
-
-    got = median_costs(r, dec)
-    if got is None:
-        return ""
-    speeds, cost = got
-    best, second = dec.best, runner_up(dec)
-    said = []
-    for o in (best, second):
-        if o.id in speeds:
-            said.append(f"{device_name(r, o.device)} at {speeds[o.id]:.2f}x" + ("" if said else " the predicted speed"))
-        else:
-            said.append("the hosted API at its price" if o.variant == "api" else
-                        f"{device_name(r, o.device)} as predicted (too few runs)")
-    lead = cost[second.id] / cost[best.id]
-    verdict = (f"the runner-up would be cheaper, by {1 / lead:.2f}x" if lead < 1 else
-               f"the lead {'shrinks' if lead < margin(dec) else 'grows'} to {lead:.2f}x")
-    return (f" At the median speeds of the devices' published runs ({'; '.join(said)}) they would cost about "
-            f"{human(cost[best.id], dec.unit)} and {human(cost[second.id], dec.unit)}: {verdict}.")
 
 
 # The decisive reason, by the dominant constraint the engine found (narrative.why's tag).
@@ -390,18 +302,6 @@ def given(r: Results, key: str, display: str | None = None) -> str | None:
 
 
 DATE = re.compile(r"\b(20\d\d)(?:-(\d\d))?(?:-(\d\d))?\b")
-
-
-def catalog_id(d) -> str:
-    """The catalog entry a scenario device starts from (`from:`), read from its figures' sources."""
-    for v in d.values.values():
-        if (v.source or "").startswith("catalog "):
-            return v.source[len("catalog "):].split(":")[0]
-    return ""
-
-
-def kind_of(p) -> str:
-    return p.kind if p is not None else ""
 
 
 def source_age(source: str, today: date) -> str:

@@ -97,7 +97,7 @@ def trust_groups(r: Results) -> list[tuple[str, list[dict]]]:
     """The trust table's rows as (label, published runs), rows without runs left out."""
     from ...catalog import accuracy_runs
     from ...narrative.common import device_name
-    from ...narrative.memo import catalog_id
+    from ...narrative.margin import catalog_id
 
     kinds = dict.fromkeys(p.kind for p in r.pairs)
     cats = categories(r)
@@ -132,7 +132,7 @@ def family_label(kind: str, runs: list[dict]) -> str:
 
 def categories(r: Results) -> tuple[str, ...]:
     """The accuracy categories of the published runs that speak for the kinds of work present."""
-    from ...narrative.memo import KIND_RUNS
+    from ...narrative.margin import KIND_RUNS
 
     return tuple(dict.fromkeys(c for kind in dict.fromkeys(p.kind for p in r.pairs) for c in KIND_RUNS.get(kind, ())))
 
@@ -149,7 +149,7 @@ def trust_words(r: Results) -> str:
     """How many of the runs in the trust table came within the close-call margin of the prediction, and where the
     margin comes from."""
     from ...catalog import within
-    from ...narrative.memo import CLOSE_CALL, KIND_RUNS
+    from ...narrative.margin import CLOSE_CALL, KIND_RUNS
 
     near, runs = within(categories(r), CLOSE_CALL)
     if not runs:
