@@ -19,6 +19,7 @@ from .cli_tools import calibrate, diff, init, measure
 from .errors import Problem, visible
 
 EXIT_INTERRUPTED = 130           # 128 + SIGINT, as shells report it
+WATCH = 0.25                    # s between looks at the render workers while waiting for one
 
 
 class Sizing(click.Group):
@@ -127,11 +128,22 @@ def render_file(path: str) -> tuple[bytes, bytes]:
 def rendered_in_processes(files: list[Path], jobs: int):
     """(file, (workbook, report)) in the files' order, rendered `jobs` at a time in worker processes; the bytes
     are the same as in one process (the outputs depend only on the scenario). Ctrl-C reaches this process alone
-    (the workers ignore it) and stops the workers at once, not after their renders."""
+    (the workers ignore it) and stops the workers at once, not after their renders; a worker killed (out of
+    memory, say) stops the build with a line and EXIT_OUTPUT rather than leaving it waiting for the render."""
     import multiprocessing
 
     with multiprocessing.Pool(jobs, initializer=ignore_interrupts) as pool:      # leaving it terminates them
-        yield from zip(files, pool.imap(render_file, [str(f) for f in files]))
+        workers = list(pool._pool)                 # the pool replaces a dead worker silently: watch the first ones
+        jobs_ = [pool.apply_async(render_file, (str(f),)) for f in files]
+        for f, job in zip(files, jobs_):
+            while not job.ready():
+                job.wait(WATCH)
+                if dead := [w.exitcode for w in workers if w.exitcode not in (None, 0)]:
+                    why = f"signal {-dead[0]}" if dead[0] < 0 else f"exit code {dead[0]}"
+                    click.echo(f"sizing: error: a render worker stopped ({why}; out of memory?) while rendering "
+                               f"{visible(str(f))} or another scenario; nothing was written", err=True)
+                    sys.exit(EXIT_OUTPUT)
+            yield f, job.get()
 
 
 def ignore_interrupts() -> None:

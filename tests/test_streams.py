@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -56,6 +57,31 @@ def test_ctrl_c_exits_130_and_leaves_no_output(tmp_path):
     written = list((tmp_path / "out").glob("*")) if (tmp_path / "out").exists() else []
     assert not [p for p in written if p.suffix in (".tmp", "")], written        # nothing half-written
     assert len(written) == out.count("wrote ")                                    # only whole files, each said
+
+
+def test_a_killed_render_worker_stops_the_build_with_a_line_not_a_hang(tmp_path):
+    """A worker killed mid-render (as the out-of-memory killer does): the pool would wait for its render forever;
+    the build says so, exits 3 and writes nothing."""
+    children = Path("/proc/self/task")
+    if not children.exists():
+        pytest.skip("needs /proc to find the worker processes")
+    proc = subprocess.Popen([*CLI, "build", "scenarios/ref-edge-model.yaml", "scenarios/chat-70b-fp8.yaml",
+                             "scenarios/moe-mixtral-serving.yaml", "--jobs", "2", "--out", str(tmp_path / "out")],
+                            cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    workers: list[str] = []
+    for _ in range(200):                                  # up to 20 s for the workers to start
+        time.sleep(0.1)
+        workers = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        if len(workers) == 2:
+            break
+    assert len(workers) == 2, workers
+    time.sleep(1)                                         # rendering (a 39-page report takes seconds)
+    os.kill(int(workers[-1]), signal.SIGKILL)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 3, err
+    assert err.startswith("sizing: error: a render worker stopped (signal 9; out of memory?) while rendering ") \
+        and err.endswith("; nothing was written\n") and "Traceback" not in err, err
+    assert out == "" and not (tmp_path / "out").exists()
 
 
 def test_build_strict_writes_nothing_when_a_scenario_has_a_warning(tmp_path):

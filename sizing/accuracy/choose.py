@@ -27,7 +27,7 @@ FLOOR_MUCH = 0.25
 FLOOR_START = 30e-6        # s per layer: the provisional floor the shares are first measured at
 MAX_PASSES = 30
 SETTLED = 0.005            # a pass whose targets all move less than this share from two passes before ends the loop
-MAX_STEPS = 60
+MAX_STEPS = 60              # evaluations at most (the Illinois step takes 4-8 on the records)
 MATCHED = 1e-6             # a prediction within this log-ratio of its record matches it
 TOLERANCE = 1e-6           # a root is found when its bracket is this share of the range (4e-6 of an efficiency
                            # on the log scale, 0.001 us of a floor: the figures are rounded to 5 % and 1 us)
