@@ -134,8 +134,8 @@ def rendered_in_processes(files: list[Path], jobs: int):
 
     with multiprocessing.Pool(jobs, initializer=ignore_interrupts) as pool:      # leaving it terminates them
         workers = list(pool._pool)                 # the pool replaces a dead worker silently: watch the first ones
-        jobs_ = [pool.apply_async(render_file, (str(f),)) for f in files]
-        for f, job in zip(files, jobs_):
+        pending = [pool.apply_async(render_file, (str(f),)) for f in files]
+        for f, job in zip(files, pending):
             while not job.ready():
                 job.wait(WATCH)
                 if dead := [w.exitcode for w in workers if w.exitcode not in (None, 0)]:
