@@ -72,16 +72,18 @@ def implied(r: dict, figs: dict[str, float]) -> float | None:
     between 2 % and 100 %), the family's other figures at `figs`; None when even 100 % falls short."""
     if r["metric"] == "mfu":
         return r["value"]
-    name = figure_of(r, fields(figs, r))
-    sign = -1 if r["metric"] in TIMES else 1
-
-    def gap(x: float) -> float:
-        return sign * math.log(predict(r, fields({**figs, name: x}, r)) / r["value"])
-
+    gap = speed_gap(r, figs, figure_of(r, fields(figs, r)))
     top = gap(1.0)
     if top < 0:
         return None
     return math.exp(root(lambda u: gap(math.exp(u)), math.log(0.02), 0.0, top))
+
+
+def speed_gap(r: dict, figs: dict[str, float], name: str):
+    """log(predicted / measured speed) of record `r` as a function of the figure `name`, the others at `figs`
+    (above 0: the prediction is faster)."""
+    sign = -1 if r["metric"] in TIMES else 1
+    return lambda x: sign * math.log(predict(r, fields({**figs, name: x}, r)) / r["value"])
 
 
 def root(f, lo: float, hi: float, f_hi: float, f_lo: float | None = None) -> float:
@@ -111,11 +113,7 @@ def root(f, lo: float, hi: float, f_hi: float, f_lo: float | None = None) -> flo
 def implied_floor(r: dict, figs: dict[str, float]) -> float:
     """The layer overhead that makes record `r`'s prediction match (searched between 0 and 1 ms; 0 when even
     no floor is too slow, 1 ms when even that is too fast)."""
-    sign = -1 if r["metric"] in TIMES else 1
-
-    def gap(x: float) -> float:
-        return sign * math.log(predict(r, fields({**figs, "layer_overhead": x}, r)) / r["value"])
-
+    gap = speed_gap(r, figs, "layer_overhead")
     at_zero = gap(0.0)
     if at_zero <= 0:
         return 0.0

@@ -78,6 +78,14 @@ def workload_ids(r: Results) -> list[str]:
     return list(dict.fromkeys(p.workload for p in r.pairs))
 
 
+def catalog_id(d) -> str:
+    """The catalog entry a scenario device starts from (`from:`), read from its figures' sources."""
+    for v in d.values.values():
+        if (v.source or "").startswith("catalog "):
+            return v.source[len("catalog "):].split(":")[0]
+    return ""
+
+
 def device_name(r: Results, did: str) -> str:
     d = r.scenario.devices.get(did)
     return "" if d is None else display_name(d)

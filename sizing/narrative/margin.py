@@ -10,6 +10,7 @@ from ..catalog import device_runs
 from ..decide import pair_of
 from ..evaluate import Results
 from ..render.format import human
+from .common import catalog_id
 from ..results import Decision, Option
 
 # The published runs that speak for a workload kind's prediction (accuracy categories).
@@ -73,19 +74,20 @@ def median_costs(r: Results, dec: Decision) -> tuple[dict, dict] | None:
 
 def adjusted_lead(r: Results, dec: Decision) -> float | None:
     """The runner-up's cost over the recommendation's with each at its device's median published speed."""
-    got = median_costs(r, dec)
-    if got is None:
-        return None
-    _, cost = got
-    return cost[runner_up(dec).id] / cost[dec.best.id]
+    return lead_at(dec, median_costs(r, dec))
 
 
-def at_medians(r: Results, dec: Decision) -> str:
+def lead_at(dec: Decision, got: tuple[dict, dict] | None) -> float | None:
+    """The runner-up's cost over the recommendation's, from median_costs' answer (None: none)."""
+    return None if got is None else got[1][runner_up(dec).id] / got[1][dec.best.id]
+
+
+def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
     """' If each runs at the median speed of its device's published runs (Instinct MI300X 0.77x, H200 SXM 141GB
-    1.02x the predicted speed), they cost about $6,271/month and $6,475/month: the lead shrinks to 1.03x.'"""
+    1.02x the predicted speed), they cost about $6,271/month and $6,475/month: the lead shrinks to 1.03x.', from
+    median_costs' answer (None: nothing to say)."""
     from .common import device_name
 
-    got = median_costs(r, dec)
     if got is None:
         return ""
     speeds, cost = got
@@ -97,19 +99,11 @@ def at_medians(r: Results, dec: Decision) -> str:
         else:
             said.append("the hosted API at its price" if o.variant == "api" else
                         f"{device_name(r, o.device)} as predicted (too few runs)")
-    lead = cost[second.id] / cost[best.id]
+    lead = lead_at(dec, got)
     verdict = (f"the runner-up would be cheaper, by {1 / lead:.2f}x" if lead < 1 else
                f"the lead {'shrinks' if lead < margin(dec) else 'grows'} to {lead:.2f}x")
     return (f" At the median speeds of the devices' published runs ({'; '.join(said)}) they would cost about "
             f"{human(cost[best.id], dec.unit)} and {human(cost[second.id], dec.unit)}: {verdict}.")
-
-
-def catalog_id(d) -> str:
-    """The catalog entry a scenario device starts from (`from:`), read from its figures' sources."""
-    for v in d.values.values():
-        if (v.source or "").startswith("catalog "):
-            return v.source[len("catalog "):].split(":")[0]
-    return ""
 
 
 def kind_of(p) -> str:

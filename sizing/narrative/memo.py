@@ -20,7 +20,7 @@ from ..results import Decision, Option
 
 from .common import objective_words, role_value
 from . import margin as M
-from .margin import KIND_RUNS, adjusted_lead, at_medians, is_close, kind_of, margin, own_runs, runner_up
+from .margin import KIND_RUNS, at_medians, is_close, kind_of, lead_at, margin, median_costs, own_runs, runner_up
 from .money import committed
 
 # Inputs as a reader names them (the role's description where none is given here).
@@ -210,8 +210,9 @@ def margin_words(r: Results, dec: Decision) -> str:
                                           else f" ({lead:.2f}x the runner-up's)")
     out = f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}; the " \
           f"recommendation {verb} {what} {word}{factor}."
-    out += at_medians(r, dec)
-    shifted = adjusted_lead(r, dec)
+    got = median_costs(r, dec)
+    out += at_medians(r, dec, got)
+    shifted = lead_at(dec, got)
     if is_close(lead, shifted):
         lead = min(lead, max(shifted, 1 / shifted)) if shifted else lead
         near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), lead - 1)

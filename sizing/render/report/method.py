@@ -97,7 +97,7 @@ def trust_groups(r: Results) -> list[tuple[str, list[dict]]]:
     """The trust table's rows as (label, published runs), rows without runs left out."""
     from ...catalog import accuracy_runs
     from ...narrative.common import device_name
-    from ...narrative.margin import catalog_id
+    from ...narrative.common import catalog_id
 
     kinds = dict.fromkeys(p.kind for p in r.pairs)
     cats = categories(r)
