@@ -56,6 +56,7 @@ class Binder:
 
     def __init__(self, scn: Scenario):
         self.scn = scn
+        self.on_premises = on_premises(scn)
         self.inputs: dict[str, Input] = {}
         self.blanks: dict[str, Input] = {}      # a device's cost cells the scenario leaves out (F.OFFER)
 
@@ -158,7 +159,8 @@ class Binder:
     def choice(self, w: Entity, role: str, precision: str, like: str) -> F.Ref | None:
         precision = compute_precision(precision) if role == "kv_bytes_per_value" else precision
         nbytes = PRECISION_BYTES[precision]
-        v = derived(w, nbytes, "byte", precision, f"{precision} = {nbytes:g} bytes per value", like=like)
+        said = f"{precision} = {nbytes:g} byte{'' if nbytes == 1 else 's'} per value"
+        v = derived(w, nbytes, "byte", precision, said, like=like)
         return self.add(role, w, role, v)
 
 
@@ -197,12 +199,32 @@ def replica_of(w: Entity, d: Entity | None) -> str:
     return "multi" if (count or 1) > 1 else "single"
 
 
-def texts_for(w: Entity, d: Entity | None, precision: str) -> dict[str, str]:
+def on_premises(scn: Scenario) -> frozenset[str]:
+    """The workloads (with their alternatives) a decision requires to run on premises (`require: [on-prem]`):
+    their devices are costed as bought wherever a purchase is priced and the device forces no other basis, so a
+    cheaper rental price does not turn the fleet the requirement needs into one it fails."""
+    from . import alternatives
+
+    out: set[str] = set()
+    for dec in scn.decisions:
+        if "on-prem" not in [v.value for k, v in dec.values.items() if k.startswith("require[")]:
+            continue
+        wid = dec.get("workload") or next((w.id for w in scn.workloads.values() if not w.alternative_of
+                                           and K.get(w.get("kind")).workload), None)
+        if wid is not None:
+            out |= {wid, *(w.id for w in alternatives.of(scn.workloads, wid))}
+    return frozenset(out)
+
+
+def texts_for(w: Entity, d: Entity | None, precision: str, on_premises: frozenset[str] = frozenset()) \
+        -> dict[str, str]:
     t = {"precision": arithmetic(precision, d), "operands": w.get("operands"), "method": w.get("method"),
          "replica": replica_of(w, d), "recompute": "yes" if w.get("recompute") else None}
     if d is not None:
         t["device_kind"] = d.get("kind")
         t["basis"] = d.get("costs.basis")
+        if t["basis"] in (None, "cheapest") and w.id in on_premises and d.has("costs.purchase"):
+            t["basis"] = "own"
         where = [v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")]
         if where:
             t["deployment"] = ",".join(where)
@@ -215,7 +237,7 @@ def pair_plan(binder: Binder, w: Entity, d: Entity, precision: str | None = None
     not there (so the costs that need it are absent)."""
     precision = precision or w.get("precision")
     inputs = binder.pair_inputs(w, d, precision, offers)
-    return F.plan(w.get("kind"), inputs, texts_for(w, d, precision), f"{w.id}/{d.id}/")
+    return F.plan(w.get("kind"), inputs, texts_for(w, d, precision, binder.on_premises), f"{w.id}/{d.id}/")
 
 
 def not_offered(binder: Binder, w: Entity, d: Entity, plan: list[Planned]) -> frozenset:

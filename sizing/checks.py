@@ -1,4 +1,4 @@
-"""Consistency checks of a scenario beyond its fields: parallel layouts, context lengths, keys that belong to
+"""Consistency checks of a scenario beyond its fields: parallel layouts, heads split by them, context lengths, keys that belong to
 another kind, the compared devices, the decision and the benchmark records."""
 
 from __future__ import annotations
@@ -74,6 +74,33 @@ def check_context(chk: Checker, models: dict, workloads: dict) -> None:
             chk.problem(at, f"workloads.{w.id}", f"{tokens:,.0f} tokens per sequence exceed the context length of "
                         f"model '{m.id}' ({m.get('context'):,}); shorten the request or choose a model with a "
                         "longer context", "over-context", "warning")
+
+
+def check_heads(chk: Checker, models: dict, workloads: dict) -> None:
+    """Tensor parallelism splits the attention heads: a degree that does not divide the heads (nor the key/value
+    heads, or is a multiple of them, which runtimes replicate) is a layout no runtime runs; a located warning."""
+    for w in workloads.values():
+        m = models.get(w.get("model")) if w.has("model") else None
+        if m is None or not m.has("heads") or w.get("kind") not in ("generate", "forward"):
+            continue
+        heads, kv = m.get("heads"), m.get("kv_heads", m.get("heads"))
+        pipeline = w.get("parallel.pipeline", 1)
+        for p, v in w.values.items():
+            if not (p == "devices" or p.startswith("devices.")) or not isinstance(v.value, (int, float)):
+                continue
+            tensor = w.get("parallel.tensor") or max(1, int(v.value) // pipeline)
+            if tensor > 1 and (heads % tensor or (kv % tensor and tensor % kv)):
+                chk.problem(w.values.get("parallel.tensor", v), f"workloads.{w.id}.{p}",
+                            f"tensor parallelism {tensor} ways does not split the {heads} attention heads ({kv} "
+                            f"key/value heads) of model '{m.id}' evenly, as runtimes need; give a tensor-parallel "
+                            f"degree that does (e.g. {even_split(heads, kv, tensor)})",
+                            "uneven-heads", "warning")
+
+
+def even_split(heads: int, kv: int, near: int) -> int:
+    """The tensor-parallel degree nearest `near` (the larger on a tie) that splits the heads evenly."""
+    ok = [t for t in range(1, heads + 1) if not heads % t and (not kv % t or not t % kv)]
+    return min(ok, key=lambda t: (abs(t - near), -t))
 
 
 def explain_foreign_keys(chk: Checker, since: int, kind: str) -> None:

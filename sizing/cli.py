@@ -14,7 +14,7 @@ import click
 
 from . import __version__
 from .cli_common import (EXIT_OK, EXIT_OUTPUT, EXIT_PROBLEMS, EXIT_USAGE, echo_problems, evaluate_or_exit,
-                         input_files, unwritable, write_all_or_exit, write_or_exit)
+                         input_files, precision_option, unwritable, write_all_or_exit, write_or_exit)
 from .cli_tools import calibrate, diff, init, measure
 from .errors import Problem, visible
 
@@ -327,7 +327,7 @@ def schema() -> None:
 @click.option("--kind", type=click.Choice(["cpu", "gpu", "tpu", "npu", "accelerator"]), help="Devices of this kind.")
 @click.option("--min-memory", help="Devices with at least this memory, e.g. 80GB.")
 @click.option("--min-bandwidth", help="Devices with at least this memory bandwidth, e.g. 3TB/s.")
-@click.option("--precision", help="Devices with a rate at this precision, e.g. fp8.")
+@click.option("--precision", help="Devices with a rate at this precision, e.g. fp8.", callback=precision_option)
 @click.pass_context
 def catalog(ctx: click.Context, fmt: str, kind: str | None, min_memory: str | None, min_bandwidth: str | None,
             precision: str | None) -> None:

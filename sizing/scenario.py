@@ -12,7 +12,7 @@ from . import schema as S
 from .errors import Problem
 from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text, read_file
-from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_pairs,
+from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_heads, check_pairs,
                      check_parallel, check_sweep_size, check_traffic, compare_list, explain_foreign_keys, suggest)
 from .schema import Checker, Entity, Field, Scenario, Value
 from .entries import catalog, default_value, fill_defaults, named_file, resolve_from
@@ -108,6 +108,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     for m in models.values():
         model_defaults(m, file)
     check_context(chk, models, workloads)
+    check_heads(chk, models, workloads)
     scn = Scenario(file, data, meta, devices, models, workloads, compare, sweep, decisions, benches, used, ranges)
     return scn, chk.problems
 

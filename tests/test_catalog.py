@@ -97,3 +97,22 @@ def test_catalog_filters_and_json():
     assert run("--min-memory", "1 PB").stdout == "no catalog entry passes the filters\n"
     bad = run("--min-memory", "80 GB/s")
     assert bad.returncode == 2 and bad.stderr.startswith("sizing: error: --min-memory 80 GB/s: ")
+
+
+def test_an_unknown_precision_option_is_a_usage_error_naming_the_option(tmp_path):
+    """`catalog --precision fp9` printed 'no catalog entry passes the filters' and exited 0; `init --precision FP8`
+    pointed at a line of a file it never wrote."""
+    from click.testing import CliRunner
+
+    from sizing.cli import main
+    got = CliRunner().invoke(main, ["catalog", "--precision", "fp9"])
+    assert got.exit_code == 2
+    assert "Invalid value for '--precision': 'fp9' is not a precision; did you mean 'fp8'?" in got.output
+    got = CliRunner().invoke(main, ["init", "chat", "--model", "llama-3.1-70b", "--devices", "h100", "--precision",
+                                    "FP8", "-o", str(tmp_path / "w.yaml")])
+    assert got.exit_code == 0, got.output
+    assert "precision: fp8 " in (tmp_path / "w.yaml").read_text()               # read as the language spells it
+    got = CliRunner().invoke(main, ["init", "chat", "--model", "llama-3.1-70b", "--precision", "int3",
+                                    "-o", str(tmp_path / "x.yaml")])
+    assert got.exit_code == 2 and "'--precision': 'int3' is not a precision" in got.output
+    assert not (tmp_path / "x.yaml").exists()

@@ -153,18 +153,23 @@ OWNED = SERVICE.replace("price: 2.50 USD/hour,", "price: 2.50 USD/hour, costs: {
 
 
 def test_on_premises_a_fleet_is_bought():
-    """A fleet costed as rented (on demand or committed) runs in the provider's cloud: it fails on-prem unless it is
-    bought; forcing the basis own prices it owned, and then it passes."""
+    """On premises a fleet must be bought: where a purchase is priced, the decided workload's devices are costed as
+    bought even when renting is cheaper (a rental price cut used to turn the fleet into a rented one that failed
+    on-prem, leaving no option); a fleet forced to rent, or with only a rental price, fails on-prem."""
     dearer = OWNED.replace("purchase: 30000 USD", "purchase: 90000 USD")      # buying the H100 costs more than renting
     r = results(dearer + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n")
+    assert r.pair("chat", "h100").values["cost_basis"] == "own"
+    assert r.decision.option("h100").passes
+    anywhere = results(dearer + "decision: {workload: chat, objective: monthly_cost}\n")
+    assert anywhere.pair("chat", "h100").values["cost_basis"] == "rent"        # no on-prem: the cheaper basis
+    forced = dearer.replace("purchase: 90000 USD}", "purchase: 90000 USD, basis: rent}")
+    r = results(forced + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n")
     h100 = r.decision.option("h100")
     assert r.pair("chat", "h100").values["cost_basis"] == "rent"
     assert h100.failures == (Failure("on-prem", "chat", "owned_fleet"),)
-    assert verdict(r, r.decision, h100) == ("is costed as rented in the cloud (rent, its cheapest basis): on premises "
-                                            "it must be bought; set costs.basis: own to price it owned")
-    forced = dearer.replace("purchase: 90000 USD}", "purchase: 90000 USD, basis: own}")
-    d = results(forced + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n").decision
-    assert d.option("h100").passes
+    assert verdict(r, r.decision, h100) == ("is costed as rented in the cloud (rent, as its costs.basis forces): on "
+                                            "premises it must be bought; set costs.basis: own, or leave it out, to "
+                                            "price it owned")
     # only a rental price: the fleet cannot be priced owned, so it cannot run on premises
     rented = results(SERVICE + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n")
     assert Failure("on-prem", "chat", "owned_fleet") in rented.decision.option("h100").failures

@@ -30,7 +30,7 @@ def test_a_row_of_values_reads_in_one_unit_with_fixed_decimals():
     assert aligned([0.533, 0.4638, 2.7e-10], "", "%") == ["53.3 %", "46.4 %", "< 0.1 %"]
     assert aligned([0.533, 0.4638], "", "%") == ["53.3 %", "46.4 %"]
     assert aligned([584.4, 1461.2], "USD/month", "USD/month") == ["$584/month", "$1,461/month"]
-    assert aligned([0.9234, 1.15], "USD/Mtoken", "USD/Mtoken") == ["$0.92/M tokens", "$1.15/M tokens"]
+    assert aligned([0.9234, 1.15], "USD/Mtoken", "USD/Mtoken") == ["$0.92/M output tokens", "$1.15/M output tokens"]
     assert aligned([77.32e9, 153.9e9], "byte", "GB") == ["77.3 GB", "153.9 GB"]
     assert aligned([7.0, 12.0, None, True], "") == ["7", "12", "n/a", "yes"]
 
@@ -38,6 +38,7 @@ def test_a_row_of_values_reads_in_one_unit_with_fixed_decimals():
 def test_money_and_count_columns_keep_one_format():
     assert money_column([0.0, 240000.0, 957.3, None]) == ["$0", "$240,000", "$957", "n/a"]
     assert money_column([2.45, 0.3667]) == ["$2.45", "$0.37"]
+    assert money_column([0.0, 0.0, None]) == ["$0", "$0", "n/a"]                  # nothing up front: no cents
     assert money_column([0.045, 0.3667]) == ["$0.0450", "$0.3667"]
     assert count_column([7.0, 12.0, None]) == ["7", "12", "–"]
     assert count_column([3.58, 7.0]) == ["3.6", "7.0"]
@@ -80,9 +81,11 @@ def test_the_margin_is_stated_and_a_small_one_called_a_close_call():
         words = margin_words(r, r.decision)
         assert words.startswith(f"H200 SXM 141GB rented on demand as traffic needs at ${second.value:,.0f}/month; the "
                                 f"recommendation costs ") and f"(the runner-up costs {lead:.2f}x as much)." in words
-        assert (f"At the median speeds of the devices' published runs (AMD Instinct MI300X at {mi300x:.2f}x the "
-                f"predicted speed; NVIDIA H200 SXM 141GB at {h200:.2f}x) they would cost about "
+        assert (f"At the median speeds of the devices' published runs (AMD Instinct MI300X at {mi300x:.3f}x the "
+                f"predicted speed; NVIDIA H200 SXM 141GB at {h200:.3f}x) they would cost about "
                 f"${best.value / mi300x:,.0f}/month and ${second.value / h200:,.0f}/month: ") in words
+        # the factors as shown divide the costs as shown to within a dollar's rounding (0.97 did not: $6,481)
+        assert abs(round(second.value) / round(h200, 3) - second.value / h200) < 0.002 * second.value / h200
         least = min(lead, max(shifted, 1 / shifted))
         missed = sum(not 1 / least <= x["speed"] <= least for x in serving)
         assert (f"A lead under 1.3x is within how far the estimates can be off ({missed} of {len(serving)} published "
@@ -223,3 +226,45 @@ def test_a_service_recommended_names_the_cheapest_option_without_it(name, varian
     act, _ = action(r, dec, own)
     assert f"{act[0].lower()}{act[1:]}, " in said and f"{own.value:,.0f}/month (the cheapest option" in said
     assert said.endswith(f"; ${own.value - dec.best.value:,.0f}/month more).")
+
+
+def test_two_devices_of_one_name_are_told_apart_by_their_ids_and_the_one_replica_minimum_is_said():
+    r = results("moe-mixtral-serving")                   # h100 and h100-pair are both an H100 SXM5 80GB
+    from sizing.narrative.memo import option_words
+    from sizing.narrative.money import cost_sentence
+    names = {o.device: option_words(r, o, short=True) for o in r.decision.options if o.variant != "api"}
+    assert names["h100"].startswith("H100 SXM5 80GB (h100)")
+    assert names["h100-pair"].startswith("H100 SXM5 80GB (h100-pair)")
+    assert names["mi300x"].startswith("Instinct MI300X") and "(" not in names["mi300x"]    # no twin: no id
+    mi = next(o for o in r.decision.options if o.device == "mi300x" and o.variant == "busy_hours")
+    said = cost_sentence(r, r.decision, mi)
+    # 2.5 request/s / (1,574/400 request/s × 75 %) = 0.847 of a replica: one is rented, plus the spare: 2 devices
+    assert "(one replica at least: the average keeps 0.847 of one busy) plus 1 spare replica: 2 devices" in said
+
+
+def test_an_option_that_wins_only_in_some_draws_is_said_to_fail_at_the_stated_inputs():
+    from sizing.narrative.confidence import sentence
+    r = results("chat-70b-fp8")
+    gaudi = next(o for o in r.decision.options if o.device == "gaudi3" and o.variant == "busy_hours"
+                 and not o.alternative)
+    assert not gaudi.passes                                   # too slow at the stated inputs: not ranked
+    said = sentence(r, r.decision)
+    assert "Gaudi 3 on demand (which fails a requirement at the stated inputs) in 5 %" in said
+    assert "H200 SXM 141GB on demand in 5 %" in said          # one that qualifies: no such words
+
+
+def test_a_lead_in_a_count_reads_as_fewer_not_as_money():
+    text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text().replace("objective: monthly_cost",
+                                                                          "objective: fleet_devices")
+    scn, problems = load_scenario_bytes(text.encode(), "count.yaml")
+    assert scn is not None, problems
+    from sizing.evaluate import evaluate
+    from sizing.narrative.memo import reason
+    r = evaluate(scn)
+    best, second = r.decision.best, next(o for o in r.decision.options if o.rank == 2)
+    words = margin_words(r, r.decision)
+    assert (f"the recommendation is {second.value - best.value:g} lower in its number of devices in the fleet (the "
+            f"runner-up's figure is {second.value / best.value:.2f}x as high).") in words
+    assert "costs" not in words.split(";")[1]
+    why = reason(r, r.decision, "memory-bound")
+    assert "memory speed decides" in why and "price" not in why and "lowest number of devices in the fleet" in why

@@ -140,7 +140,7 @@ def test_measured_beats_predicted_in_the_headline():
     assert best.measured_by == "record-7b-a" and best.predicted == predicted != best.value
     from sizing.narrative import value_words
     assert value_words(r, r.decision, best) == (
-        "$0.9259/M tokens (measured by record-7b-a; predicted $1.09/M tokens, measured / predicted throughput "
+        "$0.9259/M output tokens (measured by record-7b-a; predicted $1.09/M output tokens, measured / predicted throughput "
         "118.1 %)")
 
 

@@ -179,6 +179,20 @@ def test_a_request_beyond_the_context_is_a_located_warning():
         "length of model 'dense' (8,192)" in line
 
 
+def test_a_tensor_split_that_does_not_divide_the_heads_is_a_located_warning():
+    def heads_problems(workload: str) -> list[str]:
+        text = f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n  w: {workload}\n"
+        return [p for p in problems_of(text) if "attention heads" in p]
+    (line,) = heads_problems("{kind: generate, model: dense, devices: 3}")        # 40 heads, 8 key/value heads
+    assert line.startswith("s.yaml:") and (": warning: workloads.w.devices: tensor parallelism 3 ways does not split "
+                                           "the 40 attention heads (8 key/value heads) of model 'dense' evenly, as "
+                                           "runtimes need; give a tensor-parallel degree that does (e.g. 4)") in line
+    assert heads_problems("{kind: generate, model: dense, devices: 8}") == []
+    assert heads_problems("{kind: generate, model: dense, devices: 6, parallel: {tensor: 2, pipeline: 3}}") == []
+    (line,) = heads_problems("{kind: generate, model: dense, devices: 5}")        # divides 40, not 8 nor a multiple
+    assert "tensor parallelism 5 ways" in line and "(e.g. 4)" in line
+
+
 def test_eight_bit_arithmetic_has_its_own_efficiency():
     text = """\
 sizing: 1

@@ -181,7 +181,7 @@ def test_options_table_prices_every_option_on_its_basis_and_reconciles():
     dec = r.decision
     head, rows = tables_headed(path, "Option and how it is paid")
     assert [h.replace("/ ", "/") for h in head[3:8]] == ["Capital (USD)", "Running cost (USD/month)", "Monthly cost (USD/month)",
-                         "Total over 36 months (USD)", "Cost per million tokens (USD)"]
+                         "Total over 36 months (USD)", "Cost per million output tokens (USD)"]
     assert [row[0] for row in rows] == [str(o.rank) if o.rank else "–" for o in dec.options]
     cash = lambda cell: float(cell.replace("$", "").replace(",", ""))          # noqa: E731
     for o, row in zip(dec.options, rows):
@@ -592,3 +592,25 @@ def test_how_sure_section_tabulates_every_option_that_can_qualify():
             in squeezed(body), o.option
     never = [o for o in s.options if o.meets_probability == 0]
     assert never and "Never meets every requirement in any case: Instinct MI300X (bf16), rented by the hour; " in body
+
+
+def test_a_tornado_note_left_of_the_base_stays_clear_of_the_assumption_names():
+    """A flip on the low side is noted left of its bar: the x range leaves it room inside the plot, where it used
+    to run into the assumptions' names (moe-mixtral-serving)."""
+    import matplotlib
+
+    rows = [charts.Swing("Instinct MI300X hourly rental price", 2027.0, 3287.0, "", "→ h200, on demand as traffic needs"),
+            charts.Swing("H200 SXM 141GB hourly rental price", 2465.0, 2703.0, "→ h200, on demand as traffic needs"),
+            charts.Swing("Batch size", 2801.0, 2703.0)]
+    with matplotlib.rc_context(charts.STYLE):
+        fig = charts.tornado.__wrapped__("Sensitivity", 2703.0, rows, "USD/month", "assumption −25 %",
+                                         "assumption +25 %")
+        renderer = fig.canvas.get_renderer()
+        fig.draw(renderer)
+        (ax,) = fig.axes
+        box = ax.get_window_extent(renderer)
+        notes = [t for t in ax.texts if t.get_text().startswith("→")]
+        assert len(notes) == 2
+        for t in notes:
+            extent = t.get_window_extent(renderer)
+            assert box.x0 <= extent.x0 and extent.x1 <= box.x1 + 2, (t.get_text(), extent, box)

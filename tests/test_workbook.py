@@ -46,6 +46,12 @@ WHAT_IFS = (
     WhatIf("purchase-added", "chat-70b-fp8", "device.h200.costs.purchase", 15000,      # into a blank cell
            "  h200:\n    from: nvidia-h200-sxm-141gb\n    price: 2.25 USD/hour\n",
            "  h200:\n    from: nvidia-h200-sxm-141gb\n    price: 2.25 USD/hour\n    costs: {purchase: 15000 USD}\n"),
+    WhatIf("price-cleared", "chat-70b-fp8", "device.mi300x.price", None,              # a filled cost cell cleared
+           '    price: 1.85 USD/hour\n    field_sources: {price: "public on-demand list price, 2025-01"}\n', ""),
+    WhatIf("purchase-cleared", "chat-70b-fp8", "device.h100.costs.purchase", None,
+           "costs: {purchase: 35000 USD, electricity", "costs: {electricity"),
+    WhatIf("onprem-rent-cheaper", "platform-two-services", "device.h100.price", 2.00, "price: 2.50 USD/hour",
+           "price: 2.00 USD/hour"),
     WhatIf("batch-32", "ref-7b-decode", "workload.decode-batch-64.batch", 32, "    batch: 64\n",
            "    batch: 32\n"),
 )
@@ -246,6 +252,36 @@ def test_a_purchase_price_typed_for_a_device_that_had_none_buys_it(cases):
     assert got[after.names["chat/h200/capex"]] == pytest.approx(after.results.pair("chat", "h200").values["capex"])
 
 
+def test_a_cost_cell_finance_clears_is_not_offered_that_way_not_free(cases):
+    """A price or purchase cleared in the workbook reads as the engine reads the field left out (not offered that
+    way), not as a price of 0 that would win the ranking."""
+    rented = cases["price-cleared"]
+    assert not rented.results.decision.recommendation.startswith("mi300x")
+    got = named_values(rented.source, rented.values)
+    assert not got[RECOMMENDATION].startswith("mi300x")
+    assert got[rented.names["chat/mi300x/monthly_cost"]] in (None, "")             # not priced, not $0
+    bought = cases["purchase-cleared"]
+    got = named_values(bought.source, bought.values)
+    assert got[bought.names["chat/h100/cost_basis"]] == "rent"                    # no purchase: rented, as the engine
+    assert bought.results.pair("chat", "h100").values["cost_basis"] == "rent"
+    assert got[bought.names["chat/h100/capex"]] in (None, "", 0)
+
+
+def test_a_cheaper_rental_does_not_unbuy_a_fleet_that_must_run_on_premises(cases):
+    """The code assistant must run on premises: its H100s are costed as bought whatever renting costs, so a rental
+    price cut leaves the purchase recommended (it used to turn the fleet into a rented one that failed on-prem,
+    leaving no option at all), in the workbook as in the engine."""
+    after = cases["onprem-rent-cheaper"]
+    code = next(d for d in after.results.decisions if d.workload == "code")
+    assert code.recommendation == "h100"
+    p = after.results.pair("code", "h100").values
+    assert (p["cost_basis"], p["capex"]) == ("own", 300000.0)
+    assert p["monthly_cost"] == pytest.approx(10 * (30000 / 36 + 150 + 0.7 * 1.3 * 0.12 * 730.5), rel=1e-3)
+    got = named_values(after.source, after.values)
+    assert got[after.names["code/h100/cost_basis"]] == "own"
+    assert after.results.pair("support", "h100").values["cost_basis"] == "reserved"   # no on-prem there: cheapest
+
+
 def test_a_long_sweep_is_shown_as_evenly_spaced_live_rows(monkeypatch):
     monkeypatch.setattr(workbook.sweep, "MAX_LIVE_ROWS", 5)
     text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text()
@@ -406,7 +442,8 @@ def test_inputs_are_shown_in_the_unit_the_user_wrote():
     assert rows["device.h100.price"][:3] == [2.5, "USD/hour", "=1/k.seconds_per_hour"]
     assert rows["device.h100.memory_bandwidth"][:3] == [3.35, "TB/s", 1e12]
     assert rows["workload.chat.traffic.utilisation"][:3] == [0.5, None, 1]      # 50%: the format carries the unit
-    assert all(r[3].startswith("=B") for r in rows.values())
+    assert rows["device.h100.price"][3].startswith("=IF(ISNUMBER(B")      # a cost cell: cleared, not offered
+    assert all(r[3].startswith("=B") for k, r in rows.items() if k != "device.h100.price")
 
 
 def test_results_convert_to_display_units():

@@ -103,7 +103,10 @@ def workload_title(r: Results, wid: str) -> str:
 
 
 def objective_words(dec: Decision) -> str:
-    return label(dec.quantity).lower()
+    """'monthly cost', 'number of devices in the fleet' (a count is a number of things)."""
+    d = F.definition(dec.quantity)
+    words = label(dec.quantity).lower()
+    return f"number of {words}" if d is not None and d.count and not words.startswith("number") else words
 
 
 def role_value(r: Results, p: Pair, role: str):

@@ -57,7 +57,7 @@ def sentence(r: Results, dec: Decision) -> str:
     first, *rest = named
     lead = f"{upper(label(r, dec, first.option))} is {best_words(dec)} in {share(first.win_probability)} of " \
            f"{n:,} simulated cases (each with the uncertain inputs drawn from their ranges)"
-    others = [f"{label(r, dec, o.option)} in {share(o.win_probability)}" for o in rest]
+    others = [f"{label(r, dec, o.option)}{failing(dec, o.option)} in {share(o.win_probability)}" for o in rest]
     if s.none_qualifies > 0:
         others.append(f"none qualifies in {share(s.none_qualifies)}")
     out = lead + ("; " + ", ".join(others) if others else "") + "."
@@ -65,6 +65,13 @@ def sentence(r: Results, dec: Decision) -> str:
         out += (" These shares take the speed estimates as right; the lead is within how far published runs have "
                 "missed them, so it stays a close call.")
     return out
+
+
+def failing(dec: Decision, oid: str) -> str:
+    """' (which fails a requirement at the stated inputs)' for an option the ranking left out: it wins only in
+    draws where the uncertain inputs let it qualify."""
+    o = dec.option(oid)
+    return " (which fails a requirement at the stated inputs)" if o is not None and not o.passes else ""
 
 
 def label(r: Results, dec: Decision, oid: str) -> str:

@@ -192,8 +192,8 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
             out.append("is priced only as a rental: on premises it must be bought; give costs.purchase to price it "
                        "owned")
         elif f.quantity == "owned_fleet":
-            out.append(f"is costed as rented in the cloud ({p.values.get('cost_basis')}, its cheapest basis): on "
-                       f"premises it must be bought; set costs.basis: own to price it owned")
+            out.append(f"is costed as rented in the cloud ({p.values.get('cost_basis')}, as its costs.basis forces): "
+                       f"on premises it must be bought; set costs.basis: own, or leave it out, to price it owned")
         elif f.deployment:
             out.append(f"cannot be had {f.requirement} (its deployment: "
                        f"{device_deployment(r, option.device)})")

@@ -95,7 +95,7 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
     said = []
     for o in (best, second):
         if o.id in speeds:
-            said.append(f"{device_name(r, o.device)} at {speeds[o.id]:.2f}x" + ("" if said else " the predicted speed"))
+            said.append(f"{device_name(r, o.device)} at {speeds[o.id]:.3f}x" + ("" if said else " the predicted speed"))
         else:
             said.append("the hosted API at its price" if o.variant == "api" else
                         f"{device_name(r, o.device)} as predicted (too few runs)")

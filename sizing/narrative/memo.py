@@ -40,7 +40,14 @@ WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficien
 
 
 def short_name(r: Results, did: str) -> str:
-    """A device as a sentence names it: its catalog name without the parenthesis ('Instinct MI300X'), else its id."""
+    """A device as a sentence names it: its catalog name without the parenthesis ('Instinct MI300X'), else its id;
+    with its id where another of the scenario's devices has the same name ('H100 SXM5 80GB (h100-pair)')."""
+    name = catalog_short(r, did)
+    twins = [x for x in r.scenario.devices if x != did and catalog_short(r, x) == name]
+    return f"{name} ({did})" if twins and name != did else name
+
+
+def catalog_short(r: Results, did: str) -> str:
     d = r.scenario.devices.get(did)
     name = str(d.get("name") or "") if d is not None else ""
     return name.split(" (")[0].strip() or did
@@ -204,12 +211,13 @@ def margin_words(r: Results, dec: Decision) -> str:
     lead = margin(dec)
     money = "USD" in unit
     word = "less" if money else ("higher" if dec.maximise else "lower")
-    verb = "costs" if money else f"has a {objective_words(dec)}"
+    subject = "recommendation costs" if money else "recommendation is"
     what = human(gap, unit, d.display if d else None)
-    factor = "" if math.isinf(lead) else (f" (the runner-up costs {lead:.2f}x as much)" if money and not dec.maximise
-                                          else f" ({lead:.2f}x the runner-up's)")
+    factor = "" if math.isinf(lead) else (f" ({lead:.2f}x the runner-up's)" if dec.maximise else
+                                          f" (the runner-up costs {lead:.2f}x as much)" if money else
+                                          f" (the runner-up's figure is {lead:.2f}x as high)")
     out = f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}; the " \
-          f"recommendation {verb} {what} {word}{factor}."
+          f"{subject} {what} {word}{'' if money else f' in its {objective_words(dec)}'}{factor}."
     got = median_costs(r, dec)
     out += at_medians(r, dec, got)
     shifted = lead_at(dec, got)
@@ -251,7 +259,8 @@ def reason(r: Results, dec: Decision, tag: str) -> str:
         return "At this traffic, paying the hosted API per token costs less than running any fleet."
     if tag == "memory-bound":
         return (f"Generating text is limited by how fast a chip reads the model from memory, not by its arithmetic, "
-                f"so memory speed and price decide; {name} meets every requirement at the {word} {objective}.")
+                f"so memory speed{' and price' if 'USD' in dec.unit else ''} decide{'' if 'USD' in dec.unit else 's'}; "
+                f"{name} meets every requirement at the {word} {objective}.")
     if tag == "compute-bound":
         return (f"At this batch the work is limited by the chips' arithmetic rate; {name} meets every requirement "
                 f"at the {word} {objective}.")

@@ -19,8 +19,17 @@ def cost_sentence(r: Results, dec: Decision, o: Option) -> str:
     spare = role_value(r, p, "redundancy")
     spare = f" plus {human(spare, '')} spare replica{'' if spare == 1 else 's'}" if spare else ""
     return (f"Renting on demand as traffic needs pays the on-demand price for the devices the average traffic "
-            f"keeps busy at the planned maximum utilisation{spare}{cost_driver(r, dec, o)}. This is a floor: it "
-            f"averages fractional devices over the month and assumes capacity can always be had.")
+            f"keeps busy at the planned maximum utilisation{least_one(r, p)}{spare}{cost_driver(r, dec, o)}. This is a "
+            f"floor: it averages fractional devices over the month and assumes capacity can always be had.")
+
+
+def least_one(r: Results, p: Pair) -> str:
+    """Where the average traffic keeps less than one replica busy: that one replica is rented all the same."""
+    rate, most = p.values.get("average_rate"), role_value(r, p, "max_utilisation")
+    if not (rate and most and p.values.get("requests_per_s")):
+        return ""
+    busy = rate / (p.values["requests_per_s"] * most)
+    return f" (one replica at least: the average keeps {human(busy, '', digits=3)} of one busy)" if busy < 1 else ""
 
 
 def committed(r: Results, p: Pair) -> bool:

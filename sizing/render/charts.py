@@ -241,7 +241,7 @@ def cost_vs_utilisation(title: str, series: list[Series], stated: list[Point], u
     ax.set_yscale("log")
     log_axis(ax.yaxis)
     ax.set_xlim(0, 100)
-    text(ax, title, "average utilisation (%) - dots: the scenario's utilisation", unit_label)
+    text(ax, title, "the fleet's average utilisation (%) - dots: at the scenario's traffic", unit_label)
     legend(ax, loc="upper right")
     return fig
 
@@ -295,10 +295,32 @@ def tornado(title: str, base: float, rows: list[Swing], unit: str, low_label: st
         t.set_parse_math(False)
     ax.grid(axis="y", visible=False)
     ax.margins(x=0.25)
+    room_for_notes(ax, rows, b, factor)
     text(ax, title, f"headline figure ({name}); base {number(b)}", "")
     legend(ax, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2)
     ax.set_title(title, loc="left", parse_math=False, pad=16)
     return fig
+
+
+NOTE_POINTS = 3.7            # width of a character of a 6.5 pt note, in points (DejaVu Sans, on average)
+PLOT_POINTS = 340            # the tornado's plotting width in points (7 in less its assumption labels)
+
+
+def room_for_notes(ax, rows: list[Swing], base: float, factor: float) -> None:
+    """Widen the x range so each red note fits beside its bar inside the plot: a note on a bar left of the base
+    would otherwise run into the assumptions' names."""
+    ends = [base] + [v / factor for r in rows for v in (r.low, r.high) if v is not None]
+    lo, hi = min(ends), max(ends)
+    left = [len(n) for r in rows for v, n in ((r.low, r.low_note), (r.high, r.high_note))
+            if n and (v is None or v / factor < base)]
+    right = [len(n) for r in rows for v, n in ((r.low, r.low_note), (r.high, r.high_note))
+             if n and v is not None and v / factor >= base]
+    if not left or hi <= lo:
+        return                                       # notes on the right: the margin they have reads well
+    fl = min(0.45, (max(left) * NOTE_POINTS + 6) / PLOT_POINTS)
+    fr = min(0.45, (max(right, default=0) * NOTE_POINTS + 6) / PLOT_POINTS) if right else 0.05
+    span = (hi - lo) / (1 - fl - fr)
+    ax.set_xlim(lo - fl * span, hi + fr * span)
 
 
 @draw

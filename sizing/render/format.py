@@ -1,4 +1,4 @@
-"""Readable numbers: SI values shown in the units a person expects (ms, GB, TFLOP/s, $/M tokens)."""
+"""Readable numbers: SI values shown in the units a person expects (ms, GB, TFLOP/s, $/M output tokens)."""
 
 from __future__ import annotations
 
@@ -17,20 +17,20 @@ SCALES: dict[str, list[tuple[str, float]]] = {
     "FLOP/s": [("PFLOP/s", 1e15), ("TFLOP/s", 1e12), ("GFLOP/s", 1e9), ("MFLOP/s", 1e6), ("FLOP/s", 1.0)],
     "byte/token": [("MB/token", 1e6), ("kB/token", 1e3), ("B/token", 1.0)],
     "USD/s": [("$/hour", 1 / 3600)],
-    "USD/token": [("$/M tokens", 1e-6)],
+    "USD/token": [("$/M output tokens", 1e-6)],
     "1/s": [("GHz", 1e9), ("MHz", 1e6), ("Hz", 1.0)],
 }
 FIXED: dict[str, tuple[str, float]] = {
     "ms": ("ms", 1e-3), "us": ("µs", 1e-6), "s": ("s", 1.0), "h": ("h", 3600.0), "GB": ("GB", 1e9),
     "MB": ("MB", 1e6), "kB/token": ("kB/token", 1e3), "TFLOP/s": ("TFLOP/s", 1e12),
     "GFLOP/s": ("GFLOP/s", 1e9), "GFLOP": ("GFLOP", 1e9), "TFLOP": ("TFLOP", 1e12), "PFLOP": ("PFLOP", 1e15),
-    "token/s": ("tokens/s", 1.0), "request/s": ("requests/s", 1.0), "USD/Mtoken": ("$/M tokens", 1.0),
-    "Mtoken/month": ("M tokens/month", 1e6),
+    "token/s": ("tokens/s", 1.0), "request/s": ("requests/s", 1.0), "USD/Mtoken": ("$/M output tokens", 1.0),
+    "Mtoken/month": ("M output tokens/month", 1e6),
     "USD": ("$", 1.0), "USD/month": ("$/month", 1.0), "USD/hour": ("$/hour", 1 / 3600),
 }
 # Displays kept whatever the value's size: a device-hours figure reads as hours even when it is weeks long.
 PINNED: dict[str, tuple[str, float]] = {"device-h": ("device-hours", 3600.0)}
-TEXT_UNITS = {"": "", "token": "tokens", "FLOP/byte": "FLOP/byte", "USD/Mtoken": "$/M tokens", "USD": "$",
+TEXT_UNITS = {"": "", "token": "tokens", "FLOP/byte": "FLOP/byte", "USD/Mtoken": "$/M output tokens", "USD": "$",
               "USD/month": "$/month", "token/s": "tokens/s", "request/s": "requests/s"}
 
 
@@ -102,12 +102,12 @@ def percent(value: float, digits: int = 3) -> str:
 
 
 def money_column(values: list[float | None], missing: str = "n/a") -> list[str]:
-    """Amounts of one table column in one format: whole units when any reaches 1,000, else cents, else four
-    decimals for amounts under ten cents; thousands separators; the currency's symbol; no unit (the header has it)."""
+    """Amounts of one table column in one format: whole units when any reaches 1,000 (or all are nothing), else
+    cents, else four decimals for amounts under ten cents; thousands separators; the currency's symbol; no unit (the header has it)."""
     shown = [abs(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
     top = max(shown, default=0.0)
     low = min((v for v in shown if v), default=1.0)
-    decimals = 0 if top >= 1000 else 2 if low >= 0.1 else min(6, 2 - math.floor(math.log10(low)))
+    decimals = 0 if top >= 1000 or top == 0 else 2 if low >= 0.1 else min(6, 2 - math.floor(math.log10(low)))
     return [f"{currency.symbol()}{v:,.{decimals}f}" if isinstance(v, (int, float)) and math.isfinite(v) else missing
             for v in values]
 

@@ -212,7 +212,9 @@ def utilisation_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
                 and isinstance(p.values.get("api_cost_per_million_tokens"), float)), None)
     reference = charts.Point("hosted API", 0, 0.0, api / factor) if api is not None else None
     return Chart(f"{label(qid)} of {wid} against the average utilisation of the devices: the engine re-run with "
-                 f"the {what}. Idle time is paid for; dots mark the scenario"
+                 f"the {what}. Each device's fleet is held all month, sized for the peak, so idle time is paid for "
+                 f"and the fleet is busy less of the time than the traffic's average is of its peak; renting on demand "
+                 f"as traffic needs is not on this chart. Dots mark the scenario's traffic"
                  f"{'; the dashed line is the hosted API' if reference else ''}.",
                  charts.cost_vs_utilisation(f"{label(qid)} vs utilisation: {wid}", series, stated,
                                             f"{label(qid).lower()} ({currency.label(name or d.unit)})", reference))

@@ -78,7 +78,7 @@ def figures(r: Results, dec: Decision) -> tuple[tuple[str, str], ...]:
 
 def per_unit_label(m: Money) -> str:
     return "Cost per million requests" if m.per_unit_qid and "requests" in m.per_unit_qid else \
-        "Cost per million tokens"
+        "Cost per million output tokens"
 
 
 def show_unit(r: Results, dec: Decision, o: Option, m: Money) -> str:
@@ -111,7 +111,7 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
                 money_column([m.opex_monthly for m in ms]), money_column([m.monthly for m in ms]), total,
                 money_column([m.per_unit for m in ms], "–"), verdicts, risk]
         month = months_text(horizons.pop()) if same and horizons else "its horizon"
-        unit = "million tokens" if any(m.per_unit_qid and "tokens" in m.per_unit_qid for m in ms) else \
+        unit = "million output tokens" if any(m.per_unit_qid and "tokens" in m.per_unit_qid for m in ms) else \
             "million requests"
         money = currency.code()
         head = ("Rank", "Option and how it is paid", "Devices", f"Capital ({money})", f"Running cost ({money}/month)",

@@ -103,9 +103,17 @@ def html_of(ctx) -> str:
 AMOUNT = re.compile(rf"((?:{'|'.join(map(re.escape, currency.SYMBOLS.values()))}|[A-Z]{{3}} )[\d,.]+/[A-Za-z]+)")
 
 
+# A device's id named beside its catalog name ('H100 SXM5 80GB (h100-pair)'): not broken at its hyphen.
+HYPHENED_ID = re.compile(r"(\([a-z0-9][a-z0-9_.]*-[a-z0-9_.-]{1,20}\))")
+
+
 def unbroken(page: str) -> str:
-    """The page with each amount per period in its text (not in a tag) wrapped in a span that does not break."""
-    return re.sub(r">([^<]+)<", lambda m: ">" + AMOUNT.sub(r'<span class="nw">\1</span>', m.group(1)) + "<", page)
+    """The page with each amount per period and each hyphened id in brackets in its text (not in a tag) wrapped
+    in a span that does not break."""
+    def kept(m) -> str:
+        return ">" + HYPHENED_ID.sub(r'<span class="nw">\1</span>',
+                                     AMOUNT.sub(r'<span class="nw">\1</span>', m.group(1))) + "<"
+    return re.sub(r">([^<]+)<", kept, page)
 
 
 def template_dir() -> Path:

@@ -83,9 +83,12 @@ def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
     decade = math.log10(shown.factor).is_integer() and abs(math.log10(shown.factor)) >= 4
     put(ws, row, 4, b.factor_cell(shown.factor), "0E+00" if decade else "General", value_of=shown.factor)
     product = f"B{row}*D{row}"
-    if blank:       # a blank cell reads as what the formulas take when the field is left out (or no value)
+    if blank or (inp.role in F.COST_CELLS and not follows):
+        # a blank cost cell reads as what the formulas take when the field is left out (a price or purchase: no
+        # value, not offered that way), whether the scenario left it out or finance clears it
         reads = F.BLANK_READS.get(inp.role, (nothing(), ""))[0]
         product = f"IF(ISNUMBER(B{row}),{product},{b.formula(reads)[1:]})"
+    if blank:
         b.typed[inp.key] = f"Inputs!$B${row}"
     b.define(b.names[inp.key], put(ws, row, 5, "=" + product, number_format([inp.value.value], base),
                                    value_of=inp.value.value))

@@ -25,7 +25,7 @@ CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity
           "api": "the provider's price and stated service level; its capacity is not modelled"}
 SERVING = ["option", "cost basis", "devices", "capital", "operating per month", "monthly cost (capital amortised)",
            "horizon (months)", "cost per year (capital amortised)", "total over the horizon",
-           "cost per million tokens", "meets requirements", "rank", "capital / horizon + operating = monthly",
+           "cost per million output tokens", "meets requirements", "rank", "capital / horizon + operating = monthly",
            "fails", "note"]
 RUN = ["option", "cost basis", "devices", "cost of the run (one-off)", "duration (days)", "meets requirements",
        "rank", "fails"]
@@ -62,7 +62,7 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> 
     put_text(ws, row + 2, 2, b.objective.get(name, ""))
     labels = SERVING if serving else RUN
     if serving and not any(value(b, dec, o, "cost_per_million_tokens")[0] for o in dec.options):
-        labels = [("cost per million requests" if x == "cost per million tokens" else x) for x in labels]
+        labels = [("cost per million requests" if x == "cost per million output tokens" else x) for x in labels]
     header(ws, row + 3, labels)
     ws.heights[row + 3] = 45
     for c in range(1, len(labels) + 1):
