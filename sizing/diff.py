@@ -56,17 +56,72 @@ def shown(qid: str, value: Any) -> str:
     return "absent" if value is None else human(value, d.unit if d else "", d.display if d else None)
 
 
+def settings(r: Results) -> dict[str, str]:
+    """What a scenario chooses rather than measures, as written: the compared devices and each decision's workload,
+    objective, requirements and ranked options."""
+    out = {"compare": ", ".join(r.scenario.compare)}
+    for i, dec in enumerate(r.scenario.decisions):
+        for field in ("workload", "objective", "require", "options"):
+            listed = [v.text for k, v in sorted(dec.values.items()) if k == field or k.startswith(f"{field}[")]
+            if listed:
+                out[f"decision[{i}].{field}" if len(r.scenario.decisions) > 1 else f"decision.{field}"] = \
+                    ", ".join(listed)
+    return out
+
+
+def followed(r: Results, key: str) -> bool:
+    """An alternative's input that only follows its workload's, or any of the automatic `fit` (what it sets follows
+    from the rest): its change is the workload's, listed once."""
+    from . import alternatives
+
+    if alternatives.inherited(r.inputs, r.scenario.workloads, key) is not None:
+        return True
+    kind, _, rest = key.partition(".")
+    w = r.scenario.workloads.get(rest.split(".")[0]) if kind == "workload" else None
+    return w is not None and w.automatic
+
+
+def uncompared(a: Results, b: Results, key: str) -> bool:
+    """An input of a device compared on one side only: the compare list's change says it, not each of its figures."""
+    kind, _, rest = key.partition(".")
+    did = rest.split(".")[0]
+    return kind == "device" and (did in a.scenario.compare) != (did in b.scenario.compare)
+
+
+def unwidened(r: Results, wid: str, did: str) -> bool:
+    """The automatic `fit` alternative on a device it does not widen: the workload's own pair again."""
+    from . import alternatives
+
+    w = r.scenario.workloads.get(wid)
+    return w is not None and w.automatic and not alternatives.widens(w, did)
+
+
+def path_of(key: str) -> str:
+    """An input's key as the scenario language spells its path: 'workloads.chat.batch', 'devices.h100.price'."""
+    kind, _, rest = key.partition(".")
+    return f"{kind}s.{rest}" if kind in ("device", "workload", "model") else key
+
+
 def diff(a: Results, b: Results) -> Diff:
-    inputs = []
+    sa, sb = settings(a), settings(b)
+    inputs = [Change(k, sa.get(k), sb.get(k), sa.get(k, "absent"), sb.get(k, "absent"))
+              for k in dict.fromkeys([*sa, *sb]) if sa.get(k) != sb.get(k)]
     for key in list(dict.fromkeys([*a.inputs, *b.inputs])):
         va, vb = a.inputs.get(key), b.inputs.get(key)
         x, y = (va.value.value if va else None), (vb.value.value if vb else None)
+        if uncompared(a, b, key) or (key in a.inputs and followed(a, key)) or (key in b.inputs and followed(b, key)):
+            continue
         if differs(x, y):
-            inputs.append(Change(key, x, y, va.value.text if va else "absent", vb.value.text if vb else "absent"))
+            inputs.append(Change(path_of(key), x, y, va.value.text if va else "absent",
+                                 vb.value.text if vb else "absent"))
     figures = []
     pairs = list(dict.fromkeys([(p.workload, p.device, p.kind) for p in (*a.pairs, *b.pairs)
                                 if K.get(p.kind).workload]))
     for wid, did, kind in pairs:
+        if (did in a.scenario.compare) != (did in b.scenario.compare) or unwidened(a, wid, did) \
+                or unwidened(b, wid, did):
+            continue                      # compared on one side only (the compare list's change says so), or the
+                                          # automatic `fit` on a device it gives no more: the workload's figures
         pa, pb = a.pair(wid, did), b.pair(wid, did)
         for qid in K.get(kind).headline:
             x = pa.values.get(qid) if pa else None
@@ -82,7 +137,8 @@ def diff(a: Results, b: Results) -> Diff:
         moved = tuple((oid, ranks_a.get(oid), ranks_b.get(oid)) for oid in dict.fromkeys([*ranks_a, *ranks_b])
                       if ranks_a.get(oid) != ranks_b.get(oid))
         value = lambda d: shown(d.quantity, d.best.value) if d and d.best else "n/a"      # noqa: E731
-        name = (db or da).workload + ": " + (db or da).quantity
+        name = (db or da).workload + ": " + (f"{da.quantity} -> {db.quantity}" if da and db and
+                                             da.quantity != db.quantity else (db or da).quantity)
         if moved or (da and db and (da.recommendation != db.recommendation or value(da) != value(db))) \
                 or not (da and db):
             decisions.append(DecisionChange(name, da.recommendation if da else None,

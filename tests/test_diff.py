@@ -35,7 +35,7 @@ def test_diff_lists_the_changed_input_and_the_figures_and_decisions_it_moves(tmp
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert [(c["what"], c["before_text"], c["after_text"]) for c in out["inputs"]] == \
-        [("device.h100.price", "2.50 USD/hour", "5.00 USD/hour")]
+        [("devices.h100.price", "2.50 USD/hour", "5.00 USD/hour")]
     # the H100 fleet is costed as owned (cheaper than renting even before): no headline figure moves; renting it
     # on demand gets dearer, so the ranks move
     assert out["figures"] == []
@@ -80,9 +80,34 @@ def test_diff_against_a_git_revision(tmp_path):
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert (out["before"], out["after"]) == ("a.yaml@HEAD", "a.yaml")
-    assert [c["what"] for c in out["inputs"]] == ["device.h100.price"]
+    assert [c["what"] for c in out["inputs"]] == ["devices.h100.price"]
     bad = sizing("diff", "a.yaml", "--git", "no-such-rev", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.startswith("sizing: error: a.yaml at no-such-rev: ")
     both = sizing("diff", "a.yaml", cwd=tmp_path)
     assert both.returncode == 2 and "give two scenarios, or one and --git REV" in both.stderr
     assert human(2.5 / 3600, "USD/s") == "$2.50/hour"
+
+
+def test_settings_are_listed_and_a_device_dropped_from_compare_is_one_line(tmp_path):
+    """The objective and the compared devices are changes too; a device compared on one side only is the compare
+    line, not each of its inputs and figures as 'absent'; paths as the scenario language spells them."""
+    text = (ROOT / "scenarios" / "capacity-chat-8b.yaml").read_text()
+    (tmp_path / "a.yaml").write_text(text)
+    (tmp_path / "b.yaml").write_text(text.replace("objective: monthly_cost", "objective: cost_per_million_tokens")
+                                     + "compare: [l40s]\n")
+    out = json.loads(sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--format", "json").stdout)
+    assert [(c["what"], c["before_text"], c["after_text"]) for c in out["inputs"]] == [
+        ("compare", "h100, l40s", "l40s"), ("decision.objective", "monthly_cost", "cost_per_million_tokens")]
+    assert not any("/h100/" in c["what"] for c in out["figures"])
+    [dc] = out["decisions"]
+    assert dc["decision"] == "chat: monthly_cost -> cost_per_million_tokens"      # each side's value in its own terms
+
+
+def test_an_input_an_alternative_follows_is_listed_once(tmp_path):
+    text = (ROOT / "scenarios" / "chat-70b-fp8.yaml").read_text()
+    assert text.count("batch: 16") == 1 and "bf16: {precision: bf16" in text       # the BF16 alternative follows it
+    (tmp_path / "a.yaml").write_text(text)
+    (tmp_path / "b.yaml").write_text(text.replace("batch: 16", "batch: 24"))
+    out = json.loads(sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--format", "json").stdout)
+    assert [c["what"] for c in out["inputs"]] == ["workloads.chat.batch"]
+    assert any(c["what"].startswith("chat-bf16/") for c in out["figures"])           # its figures move all the same
