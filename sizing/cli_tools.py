@@ -112,7 +112,7 @@ def init(kind: str, model: str, devices: str, peak: str, precision: str, output:
         sys.exit(EXIT_OUTPUT)
     try:
         text, notes = starter(kind, model, [d.strip() for d in devices.split(",") if d.strip()], peak, precision,
-                              out.stem if re.fullmatch(r"[a-z0-9][a-z0-9-]*", out.stem) else "starter")
+                              out.stem if re.fullmatch(r"[a-z0-9][a-z0-9-]*", out.stem) else "starter", today())
     except InitError as e:
         click.echo(f"sizing: error: {e}", err=True)
         sys.exit(EXIT_USAGE)
@@ -161,3 +161,14 @@ def diff(first: str, second: str | None, rev: str | None, fmt: str) -> None:
         names = (first, second)
     d = compare(before, new)
     click.echo(as_json(d, *names) if fmt == "json" else as_text(d, *names), nl=False)
+
+
+def today() -> str:
+    """Today's date for a new scenario (SOURCE_DATE_EPOCH's where set, as every output's clock)."""
+    import datetime as dt
+
+    from .output import source_date_epoch
+
+    epoch = source_date_epoch()
+    now = dt.datetime.fromtimestamp(epoch, dt.timezone.utc) if epoch is not None else dt.datetime.now(dt.timezone.utc)
+    return now.date().isoformat()

@@ -33,7 +33,7 @@ def rate(text: str) -> float:
 
 
 def starter(kind: str, model: str, devices: list[str], peak: str = "5/s", precision: str = "bf16",
-            name: str = "starter") -> tuple[str, list[str]]:
+            name: str = "starter", when: str | None = None) -> tuple[str, list[str]]:
     """The scenario text and the notes to print (which catalog entry each short device name took)."""
     cat_devices, cat_models, _ = catalog()
     if model not in cat_models:
@@ -47,6 +47,8 @@ def starter(kind: str, model: str, devices: list[str], peak: str = "5/s", precis
              f"title: \"{TITLES[kind].format(model=model)}\"   # the report's headline",
              "owner: your team               # who prepares the decision (the report's sign-off)",
              "status: draft                 # draft, review or final",
+             *([f"date: {when}              # the decision's date (the report's; sources are aged against it)"]
+               if when else []),
              "",
              "devices:                      # the hardware to compare; `sizing catalog` lists the built-in entries"]
     for key, (cat_id, _) in zip(ids, picked):

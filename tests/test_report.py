@@ -614,3 +614,25 @@ def test_a_tornado_note_left_of_the_base_stays_clear_of_the_assumption_names():
         for t in notes:
             extent = t.get_window_extent(renderer)
             assert box.x0 <= extent.x0 and extent.x1 <= box.x1 + 2, (t.get_text(), extent, box)
+
+
+def test_a_decision_nothing_computes_says_so_on_page_one_and_in_the_terminal():
+    """A decision whose objective no workload computes (the device has no rate at the workload's precision) used to
+    print no decision and no reason; a scenario that asks no ranking question keeps its own words."""
+    from sizing.render.report.build import undecided
+    from sizing.render.table import render
+    from sizing.scenario import load_scenario_bytes
+
+    text = ("sizing: 1\nname: noobj\ndevices:\n  acc: {kind: gpu, compute: {bf16: 100 TFLOP/s}, memory: 100 GB, "
+            "memory_bandwidth: 2 TB/s, price: 2 USD/hour}\nworkloads:\n  chat: {kind: generate, model: llama-3.1-8b, "
+            "precision: fp8, batch: 8, input_tokens: 500, output_tokens: 200, traffic: {peak: 5 request/s}}\n")
+    scn, problems = load_scenario_bytes((text + "decision: {objective: monthly_cost}\n").encode(), "n.yaml")
+    r = evaluate(scn)
+    assert r.decisions == ()
+    assert undecided(r) == ("Nothing is ranked: no workload computes monthly_cost, the objective (the device has no "
+                            "rate at this precision: times and rates not computed (workload chat on acc)). The figures "
+                            "that are computed follow, option by option; the warnings at the end say what is missing.")
+    assert "decision: none: no workload computes monthly_cost (the objective); the warnings say what is missing" in \
+        render(r, 200)
+    scn, _ = load_scenario_bytes(text.encode(), "n.yaml")
+    assert undecided(evaluate(scn)).startswith("This scenario asks no ranking question")

@@ -114,6 +114,10 @@ def test_init_writes_a_starter_that_validates_and_explains_every_field(kind, mod
              and not ln.startswith("  mi300x:") and not ln.startswith(("workloads:", f"  {kind}:", "    traffic:",
                                                                      "    targets:"))]
     assert all("#" in ln for ln in keyed), [ln for ln in keyed if "#" not in ln]
+    import datetime as dt
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    now = dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc) if epoch else dt.datetime.now(dt.timezone.utc)
+    assert f"\ndate: {now.date().isoformat()} " in text          # the report's date is not 2000-01-01
     checked = sizing("evaluate", str(tmp_path / f"{kind}.yaml"), "--format", "json")
     assert checked.returncode == 0, checked.stderr
     out = json.loads(checked.stdout)

@@ -147,6 +147,10 @@ def render(r: Results, width: int | None = None) -> str:
     lines += [ln for c in r.crossovers for ln in wrapped(crossover_words(c), width)]
     if r.crossovers:
         lines.append("")
+    wanted = [d.get("objective") for d in r.scenario.decisions]
+    if not r.decisions and r.scenario.compare and wanted:
+        lines += wrapped(f"decision: none: no workload computes {' or '.join(wanted)} (the objective); the warnings "
+                         "say what is missing", width, "  ") + [""]
     for d in r.decisions:
         budget = ", ".join(f"{k} {human(v, 'USD')}" for k, v in d.budget.items())
         lines.append(f"decision: {d.objective} on {d.workload}" + (f" (budget: {budget})" if budget else ""))

@@ -32,6 +32,7 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
         decisions=tuple(decision_summary(results, i, today(scn)) for i in range(len(results.decisions))),
         overview=overview(results),
         together=together(results),
+        undecided=undecided(results),
         findings=findings(results),
         caveats=caveats(results),
         workloads=tuple(workload_section(results, wid) for wid in workload_ids(results)),
@@ -83,3 +84,19 @@ def caveats(r: Results) -> tuple[str, ...]:
 
 def renderers() -> str:
     return ", ".join(f"{n} {metadata.version(n)}" for n in ("WeasyPrint", "matplotlib", "Jinja2"))
+
+
+def undecided(r: Results) -> str:
+    """Why page one ranks nothing: the scenario asks no ranking question, or no workload computes the objective
+    its decision asks for (the first warning says what is missing)."""
+    if r.decisions:
+        return ""
+    asked = [d.get("objective") for d in r.scenario.decisions]
+    if not asked:
+        return ("This scenario asks no ranking question: no decision objective applies to its workloads. Its key "
+                "figures follow, option by option; the sections after them give the inputs, every result and the "
+                "method.")
+    warned = next((p.message for p in r.problems if p.level == "warning"), "")
+    return (f"Nothing is ranked: no workload computes {' or '.join(asked)}, the "
+            f"objective{f' ({warned})' if warned else ''}. The figures that are computed follow, option by option; "
+            "the warnings at the end say what is missing.")

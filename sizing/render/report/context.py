@@ -131,6 +131,7 @@ class Report:
     created: str                      # W3C date for the PDF metadata
     decisions: tuple[Decision, ...]
     together: str                     # several decisions: their recommendations' monthly cost and capital summed
+    undecided: str                    # no decision: why (no objective applies, or none is computed)
     overview: tuple[Table, ...]       # key figures per workload, when there is no decision
     findings: tuple[str, ...]
     caveats: tuple[str, ...]
