@@ -268,3 +268,11 @@ def test_a_lead_in_a_count_reads_as_fewer_not_as_money():
     assert "costs" not in words.split(";")[1]
     why = reason(r, r.decision, "memory-bound")
     assert "memory speed decides" in why and "price" not in why and "lowest number of devices in the fleet" in why
+
+
+def test_page_one_names_the_traffic_its_costs_are_for():
+    from sizing.render.report.page_one import decision_summary
+    d = decision_summary(results("chat-70b-fp8"), 0, date(2026, 12, 6))
+    assert d.workload + d.traffic == "Support assistant at a peak of 5 requests/s, 2.5 on average"
+    d = decision_summary(results("pretrain-deadline"), 0, date(2026, 12, 6))
+    assert (d.workload, d.traffic) == ("8B pre-training run", "")                 # no traffic: the title alone

@@ -51,6 +51,7 @@ class Decision:
     risks: str = ""                   # the recommendation's risks, from data
     fallback: str = ""                # a service recommended: the cheapest option without it
     confidence: Confidence | None = None      # how sure: the draws of the scenario's uncertain inputs
+    traffic: str = ""                 # ' at a peak of 5 requests/s, 2.5 on average': what the costs are for
 
 
 @dataclass(frozen=True)

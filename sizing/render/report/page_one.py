@@ -52,13 +52,27 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
                     budget_words(r, dec), *(action(r, dec, best) if best else ("", "")), memo.figures(r, dec),
                     reason(r, dec, constraint), margin_words(r, dec), tuple(requirements(r, dec)),
                     sens.flips if sens else (), sens.more_flips if sens else "", options, options_note,
-                    "; ".join(risks(r, dec, best, today)) if best else "", fallback(r, dec), sure)
+                    "; ".join(risks(r, dec, best, today)) if best else "", fallback(r, dec), sure,
+                    traffic_words(r, best.workload if best and best.workload else wid))
 
 
 def plain_title(r: Results, wid: str) -> str:
     """A workload as page one names it: its title, else its id."""
     w = r.scenario.workloads.get(wid)
     return str(w.get("title") or wid) if w else wid
+
+
+def traffic_words(r: Results, wid: str) -> str:
+    """' at a peak of 5 requests/s, 2.5 on average': the traffic every cost on page one is for."""
+    peak = r.inputs.get(f"workload.{wid}.traffic.peak")
+    average = next((p.values.get("average_rate") for p in r.pairs if p.workload == wid
+                    and isinstance(p.values.get("average_rate"), float)), None)
+    if peak is None:
+        return ""
+    said = f" at a peak of {human(peak.value.value, 'request/s')}"
+    if average is not None and average != peak.value.value:
+        said += f", {human(average, '')} on average"
+    return said
 
 
 def spent(r: Results, dec, o, name: str) -> float | None:
