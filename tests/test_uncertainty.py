@@ -322,7 +322,7 @@ def test_the_workbook_shows_the_draws_as_labelled_values(result):
     assert price[:4] == ["triangular", 1.3, 1.85, 2.4] and price[6:9] == ["USD/hour", None, 1.85]
     assert rows["peak traffic"][:1] + rows["peak traffic"][4:6] == ["lognormal", 5, 9]
     group = next(d for d in spread.drivers if d.key == "group nvidia-prices")
-    assert rows["nvidia-prices group (3 inputs)"][0] == pytest.approx(group.rank_correlation, rel=1e-14)
+    assert rows["3 inputs grouped as nvidia-prices (moving together)"][0] == pytest.approx(group.rank_correlation, rel=1e-14)
     # the Inputs sheet names each range beside its input; a scenario without ranges has no such sheet
     inputs = wb["Inputs"]
     beside = {str(r[9].value) for r in inputs.iter_rows() if r[9].value}

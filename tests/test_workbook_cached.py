@@ -255,3 +255,17 @@ def test_calc_shows_each_figure_again_in_the_unit_a_person_reads(books):
     assert ws.cell(row, at + 1).value == '=IF(ISNUMBER(C{0}),C{0}/u.per_hour,"")'.format(row)
     assert stored.cell(row, at + 1).value == pytest.approx(h100 * 3600)
     assert head[at].value == "h100, shown" and ws.cell(head[0].row, at + 6).value == "description"
+
+
+def test_the_summary_spells_out_every_cost_basis_and_a_static_sweep_sheet_says_so(books):
+    text = (ROOT / "scenarios" / "platform-two-services.yaml").read_text()
+    assert text.count("purchase: 9000 USD, ") == 1
+    scn, _ = load_scenario_bytes(text.replace("purchase: 9000 USD, ", "").encode(), "p.yaml")   # L40S: rented only
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(evaluate(scn))), data_only=True)   # the cached values
+    bases = {str(c.value) for (c,) in wb["Summary"].iter_rows(min_col=2, max_col=2) if c.value}
+    assert "reserved (rented all hours, commitment discount)" in bases and "reserved" not in bases
+    assert "own (bought)" in bases
+    title = openpyxl.load_workbook(io.BytesIO(books["chat-70b-fp8"][1]))["Sweep"]["A1"].value
+    assert title == "Sweep: the scenario's sweep, values from the engine (not live: change the sweep in the scenario)"
+    title = openpyxl.load_workbook(io.BytesIO(books["moe-mixtral-serving"][1]))["Sweep"]["A1"].value
+    assert "edit the yellow column" in title                                   # a batch sweep: live rows

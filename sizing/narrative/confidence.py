@@ -148,14 +148,14 @@ def dearer(dec: Decision, oid: str) -> str:
 
 def driver_words(r: Results, key: str, short: bool = False) -> str:
     """A driver in words: an input ('the Instinct MI300X hourly rental price') or a group with its inputs ('the
-    nvidia-prices group (H100 and H200 hourly rental price, moving together)'; `short`: 'the nvidia-prices group
-    (2 inputs)')."""
+    nvidia-prices group (H100 and H200 hourly rental price, moving together)'; `short`: 'the 2 inputs
+    grouped as nvidia-prices (moving together)')."""
     if not key.startswith("group "):
         return input_words(r, key) if key in r.inputs else key
     group = key[6:]
     members = [k for rg, k in r.simulation.cells if rg.group == group]
     if short:
-        return f"the {group} group ({len(members)} inputs)"
+        return f"the {len(members)} inputs grouped as {group} (moving together)"
     return f"the {group} group ({joined([input_words(r, k).removeprefix('the ') for k in members])}, moving together)"
 
 

@@ -29,7 +29,10 @@ SERVING = ["option", "cost basis", "devices", "capital", "operating per month", 
            "fails", "note"]
 RUN = ["option", "cost basis", "devices", "cost of the run (one-off)", "duration (days)", "meets requirements",
        "rank", "fails"]
-OWN = '=IF({0}="own","own (bought)",IF({0}="rent","rent (all hours)",{0}))'      # the engine's word, spelled out
+OWN = ('=IF({0}="own","own (bought)",IF({0}="rent","rent (all hours)",IF({0}="reserved",'
+       '"reserved (rented all hours, commitment discount)",{0})))')      # the engine's word, spelled out
+SPELLED = {"own": "own (bought)", "rent": "rent (all hours)",
+           "reserved": "reserved (rented all hours, commitment discount)"}
 
 
 OK, FAILED = "OK", "FAILED: see Checks"
@@ -141,7 +144,7 @@ def basis(ws: Sheet, row: int, b: Book, dec: Decision, o: Option) -> None:
     """How a fleet is paid for, in words: own (bought) or rent (all hours)."""
     name, v = value(b, dec, o, "cost_basis")
     if name:
-        put(ws, row, 2, OWN.format(name), value_of={"own": "own (bought)", "rent": "rent (all hours)"}.get(v, v))
+        put(ws, row, 2, OWN.format(name), value_of=SPELLED.get(v, v))
 
 
 def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> None:

@@ -42,7 +42,10 @@ class Column:
 
 
 def sweep_sheet(b: Book, ws: Sheet) -> None:
-    put_text(ws, 1, 1, "Sweep: the scenario's sweep, one row per value (edit the yellow column)", "sizing title")
+    live = any(s.parameter != "precision" for s in b.r.sweeps)
+    put_text(ws, 1, 1, "Sweep: the scenario's sweep, one row per value (edit the yellow column)" if live else
+             "Sweep: the scenario's sweep, values from the engine (not live: change the sweep in the scenario)",
+             "sizing title")
     row, width = 3, 2
     if not b.r.sweeps and not b.r.grids:
         put_text(ws, row, 1, "the scenario has no sweep", "sizing note")
