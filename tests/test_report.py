@@ -448,7 +448,7 @@ def test_page_one_says_how_sure_with_the_engines_shares():
     # the shortfall where it is behind, times how often, is the average over the cases where it qualifies
     assert s.behind_regret * s.behind == pytest.approx(s.expected_regret * best.meets_probability)
     assert "What moves the decision most, as the rank correlation of each input with how much cheaper Instinct " \
-           "MI300X on demand is than the next best option" in first and "nvidia-prices group" in first
+           "MI300X on demand is than the next best option" in first and "inputs grouped as nvidia-prices (moving together)" in first
     assert "What would change it (each assumption moved 25 %" not in first   # the ranges replace the tornado
     plain = text(pdf(without_ranges("chat-70b-fp8.yaml")), slice(0, 1))
     assert "How sure" not in plain                                    # without ranges: the one-at-a-time moves

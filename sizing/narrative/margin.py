@@ -7,8 +7,8 @@ import math
 import statistics
 
 from ..catalog import device_runs
-from ..decide import pair_of
-from ..evaluate import Results
+from ..decide import pair_of, qkey
+from ..evaluate import Results, scalar
 from ..render.format import human
 from .common import catalog_id
 from ..results import Decision, Option
@@ -60,16 +60,54 @@ def own_runs(r: Results, dec: Decision, o: Option) -> list[float]:
 
 def median_costs(r: Results, dec: Decision) -> tuple[dict, dict] | None:
     """For the recommendation and the runner-up, priced in money: the median measured / predicted speed of each
-    device's published runs (MEDIAN_RUNS or more) and the cost at that speed, a cost taken to scale with the
-    devices a speed needs (an option without enough runs, or the hosted API, stays as predicted); None when
+    device's published runs (MEDIAN_RUNS or more) and each option's cost with its device at that speed (the engine
+    re-run with the device's rates scaled by it and its fixed latencies by its inverse, so every time scales and
+    the replicas, spares and minimums follow as the fleet's own formulas have them; an option without enough runs,
+    measured by a record, or the hosted API stays as it is; None where it would no longer qualify); None when
     neither has enough runs."""
     best, second = dec.best, runner_up(dec)
     if dec.maximise or "USD" not in dec.unit or None in (best, second) or None in (best.value, second.value):
         return None
-    speeds = {o.id: statistics.median(runs) for o in (best, second) if len(runs := own_runs(r, dec, o)) >= MEDIAN_RUNS}
+    speeds = {o.id: statistics.median(runs) for o in (best, second)
+              if not o.measured_by and len(runs := own_runs(r, dec, o)) >= MEDIAN_RUNS}
     if not speeds:
         return None
-    return speeds, {o.id: o.value / speeds.get(o.id, 1.0) for o in (best, second)}
+    env = at_speeds(r, {o.device: speeds[o.id] for o in (best, second) if o.id in speeds})
+    cost = {}
+    for o in (best, second):
+        v = scalar(env.get(qkey(o.workload or dec.workload, o.device, o.quantity))) if o.id in speeds else o.value
+        qualifies = o.id not in speeds or not any(scalar(env.get(qkey(f.workload, o.device, f.quantity))) is False
+                                                  for f in requirement_checks(r, dec, o))
+        cost[o.id] = v if isinstance(v, float) and math.isfinite(v) and qualifies else None
+    return speeds, cost
+
+
+# A device's figures a speed scales: its rates up by it, its fixed latencies down (every time then scales by it).
+FASTER = ("compute_rate", "memory_bandwidth", "link_bandwidth", "interconnect_bandwidth", "network_bandwidth")
+SOONER = ("layer_overhead", "interconnect_latency", "network_latency")
+
+
+def at_speeds(r: Results, speeds: dict[str, float]) -> dict:
+    """The engine's figures with each device in `speeds` running at that multiple of its predicted speed."""
+    from ..evaluate import what_if
+
+    overrides = {}
+    for k, i in r.inputs.items():
+        f = speeds.get(i.entity.id) if i.entity.kind == "device" else None
+        if f and isinstance(i.value.value, float):
+            if i.role in FASTER:
+                overrides[k] = i.value.value * f
+            elif i.role in SOONER:
+                overrides[k] = i.value.value / f
+    return what_if(r, overrides)
+
+
+def requirement_checks(r: Results, dec: Decision, o: Option) -> list:
+    """The decision's checks of option `o` that read a quantity of its own pair (fits, targets), as the engine's."""
+    from ..decide import checks, entity_of
+
+    return [c for c in checks(r, entity_of(r, dec), o.workload or dec.workload, o.device, o.variant)
+            if c.workload == (o.workload or dec.workload) and c.quantity in ("fits_memory", "fits", "meets_targets")]
 
 
 def adjusted_lead(r: Results, dec: Decision) -> float | None:
@@ -78,8 +116,14 @@ def adjusted_lead(r: Results, dec: Decision) -> float | None:
 
 
 def lead_at(dec: Decision, got: tuple[dict, dict] | None) -> float | None:
-    """The runner-up's cost over the recommendation's, from median_costs' answer (None: none)."""
-    return None if got is None else got[1][runner_up(dec).id] / got[1][dec.best.id]
+    """The runner-up's cost over the recommendation's, from median_costs' answer (None: none; 0 where only the
+    recommendation stops qualifying, inf where only the runner-up does)."""
+    if got is None:
+        return None
+    mine, theirs = got[1][dec.best.id], got[1][runner_up(dec).id]
+    if mine is None or theirs is None:
+        return None if mine is None and theirs is None else 0.0 if mine is None else math.inf
+    return theirs / mine
 
 
 def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
@@ -98,12 +142,21 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
             said.append(f"{device_name(r, o.device)} at {speeds[o.id]:.3f}x" + ("" if said else " the predicted speed"))
         else:
             said.append("the hosted API at its price" if o.variant == "api" else
+                        f"{device_name(r, o.device)} as measured" if o.measured_by else
                         f"{device_name(r, o.device)} as predicted (too few runs)")
     lead = lead_at(dec, got)
-    verdict = (f"the runner-up would be cheaper, by {1 / lead:.2f}x" if lead < 1 else
+    if lead is None:
+        return (f" At the median speeds of the devices' published runs ({'; '.join(said)}) neither would meet "
+                "every requirement.")
+    costs = " and ".join("would not meet every requirement" if cost[o.id] is None else human(cost[o.id], dec.unit)
+                         for o in (best, second))
+    verdict = ("the runner-up would be the one that qualifies" if lead == 0 else
+               "the recommendation would be the only one that qualifies" if math.isinf(lead) else
+               f"the runner-up would be cheaper, by {1 / lead:.2f}x" if lead < 1 else
                f"the lead {'shrinks' if lead < margin(dec) else 'grows'} to {lead:.2f}x")
-    return (f" At the median speeds of the devices' published runs ({'; '.join(said)}) they would cost about "
-            f"{human(cost[best.id], dec.unit)} and {human(cost[second.id], dec.unit)}: {verdict}.")
+    needs = "the time that speed takes" if kind_of(pair_of(r, dec, best)) == "train" else "the replicas that speed needs"
+    return (f" At the median speeds of the devices' published runs ({'; '.join(said)}), with {needs}, they would "
+            f"cost {costs}: {verdict}.")
 
 
 def kind_of(p) -> str:
