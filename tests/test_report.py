@@ -591,7 +591,7 @@ def test_how_sure_section_tabulates_every_option_that_can_qualify():
         assert squeezed(f"{name_of(r, r.decision, o.option)}{share(o.win_probability)}{share(o.meets_probability)}") \
             in squeezed(body), o.option
     never = [o for o in s.options if o.meets_probability == 0]
-    assert never and "Never meets every requirement in any case: Instinct MI300X (bf16), rented by the hour; " in body
+    assert never and "Never meets every requirement in any case: Instinct MI300X (bf16), rented all month; " in body
 
 
 def test_a_tornado_note_left_of_the_base_stays_clear_of_the_assumption_names():

@@ -139,7 +139,7 @@ class Money:
         return self.capex + self.opex_monthly * self.months
 
 
-BASIS = {"own": "bought", "rent": "rented by the hour", "reserved": "rented, committed", "busy_hours": "on demand",
+BASIS = {"own": "bought", "rent": "rented all month", "reserved": "rented, committed", "busy_hours": "on demand",
          "api": "per token"}
 PER_UNIT = {"fleet": ("cost_per_million_tokens", "cost_per_million_requests"),
             "busy_hours": ("busy_hours_cost_per_million_tokens", "busy_hours_cost_per_million_requests"),

@@ -69,7 +69,7 @@ def api_words(r: Results, p: Pair) -> str:
     if f"{w}.api.input_price" in r.inputs and f"{w}.input_tokens" in r.inputs:
         parts.append(f"{input_text(r, f'{w}.input_tokens')} input tokens × {input_text(r, f'{w}.api.input_price')}")
     return f"{' + '.join(parts)} = {rate(p, 'api_cost_per_request')} per request, that is " \
-           f"{show(p, 'api_cost_per_million_tokens')} per million output tokens with the input tokens' price counted in"
+           f"{show(p, 'api_cost_per_million_tokens')} with the input tokens' price counted in"
 
 
 def api_target_words(r: Results, p: Pair) -> str:
