@@ -183,6 +183,21 @@ def test_no_page_but_the_last_is_less_than_a_third_full(name):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("name", ["chat-70b-fp8", "moe-mixtral-serving", "platform-two-services"])
+def test_no_text_runs_past_the_page_margins(name):
+    """Every text object at least 5 mm from the paper's edges, where a printer prints (the margins are 14 mm,
+    report.css; a wrapped line may overshoot them by a glyph or two): a five-device table with a longer unit ran
+    off the right edge ('1,9' of '1,972 M output tokens/month')."""
+    doc = pdfium.PdfDocument(pdf(name))
+    for i in range(len(doc)):
+        page = doc[i]
+        left, right = 5 * 72 / 25.4, page.get_width() - 5 * 72 / 25.4
+        for obj in page.get_objects(filter=[pdfium.raw.FPDF_PAGEOBJ_TEXT], max_depth=1):
+            x0, _, x1, _ = obj.get_bounds()
+            assert left <= x0 and x1 <= right, f"page {i + 1} of {name}: text from {x0:.0f} to {x1:.0f} pt"
+
+
+@pytest.mark.slow
 def test_glossary_and_method_in_display_units_and_the_training_limits_only_where_training_is():
     text = " ".join(pages("chat-70b-fp8"))
     glossary = text[text.index("Glossary The technical terms this report uses"):]
