@@ -302,3 +302,16 @@ def test_page_one_names_the_traffic_its_costs_are_for():
     assert d.workload + d.traffic == "Support assistant at a peak of 5 requests/s, 2.5 on average"
     d = decision_summary(results("pretrain-deadline"), 0, date(2026, 12, 6))
     assert (d.workload, d.traffic) == ("8B pre-training run", "")                 # no traffic: the title alone
+
+
+def test_where_the_recommendation_holds_page_one_gives_the_range_of_its_cost():
+    """A signer reads how far the cost moves while the choice holds: buying the code assistant's H100s costs
+    10 × (30,000/27 + 229.77) = $13,409/month written off over 2.25 years, 8 × (30,000/36 + 229.77) = $8,505 at a
+    25 % lower peak (8 devices)."""
+    from sizing.render.report.sensitivity import sensitivity
+    r = results("platform-two-services")
+    running = 0.7 * 1.3 * 0.12 * 730.5 + 150                      # per device and month: power and hosting
+    high, low = 10 * (30000 / 27 + running), 8 * (30000 / 36 + running)
+    assert sensitivity(r, 1).spread == (f"Where it holds, its monthly cost runs from ${low:,.0f}/month (with the peak "
+                                        f"traffic of Code assistant 25 % lower) to ${high:,.0f}/month (with the H100 "
+                                        "SXM5 80GB write-off period 25 % lower).")

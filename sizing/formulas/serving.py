@@ -47,8 +47,10 @@ def gen_best_batch(q):
     return maximum(0, floor(minimum(q.max_batch, by_bandwidth, by_compute)))
 
 
-@quantity("generate", "best_batch_tokens_per_s", "token/s", "decode tokens/s at the best batch",
-          display="token/s", maximise=True, label="Tokens/s at the best batch")
+@quantity("generate", "best_batch_tokens_per_s", "token/s",
+          "decode tokens/s at the best batch: the decode steps alone, prefills left out (tokens_per_s, at the "
+          "scenario's batch, counts them), so an upper bound on what that batch serves",
+          display="token/s", maximise=True, label="Decode tokens/s at the best batch (prefills left out)")
 def gen_best_batch_rate(q):
     tokens = q.best_batch * TOKEN
     step = plus(kernels_time(q, q.best_batch), q.step_overhead_time,

@@ -96,6 +96,7 @@ class Sensitivity:
     more_flips: str                   # how many more there are, in words ("" when none)
     chart: Chart | None
     table: Table
+    spread: str = ""                  # 'Where it holds, its monthly cost runs from $A (...) to $B (...).'
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,26 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
                  for key, out in shown)
     head = ("Assumption", "As given", "−25 %: recommended", "headline", "+25 %: recommended", "headline")
     more = f"and {len(flips) - FLIPS_SHOWN} more in the sensitivity section" if len(flips) > FLIPS_SHOWN else ""
-    return Sensitivity(intro, flips[:FLIPS_SHOWN], more, chart, Table(head, rows, ("l", "r", "l", "r", "l", "r")))
+    return Sensitivity(intro, flips[:FLIPS_SHOWN], more, chart, Table(head, rows, ("l", "r", "l", "r", "l", "r")),
+                       held_range(r, dec, moves, fmt))
+
+
+def held_range(r: Results, dec, moves: list[tuple[str, list[Outcome]]], fmt) -> str:
+    """Where the recommendation holds, how far its headline moves: 'Where it holds, its monthly cost runs from
+    $9,981/month (the H100 SXM5 80GB purchase price 25 % lower) to $12,757/month (the peak traffic 25 % higher).'"""
+    best = dec.best.label
+    held = [(o.value, key, o.to) for key, out in moves for o in out
+            if o.moved and o.device == best and isinstance(o.value, float)]
+    if not held:
+        return ""
+    low, high = min(held), max(held)
+    if fmt(low[0]) == fmt(high[0]):
+        return ""
+    def said(v) -> str:
+        way = "higher" if v[2] > r.inputs[v[1]].value.value else "lower"
+        return f"{input_words(r, v[1])} {round(100 * abs(v[2] / r.inputs[v[1]].value.value - 1)):g} % {way}"
+    return (f"Where it holds, its {objective_words(dec)} runs from {fmt(low[0])} (with {said(low)}) to "
+            f"{fmt(high[0])} (with {said(high)}).")
 
 
 def swing(base: float, outcome: list[Outcome]) -> float:
