@@ -81,6 +81,12 @@ def validate(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
         if not failed:
             click.echo(f"{len(files)} file{'s' if len(files) != 1 else ''} ok"
                        + (f", {len(everything)} warning{'s' if len(everything) != 1 else ''}" if everything else ""))
+        elif len(files) > 1:                  # a folder: after its located lines, how many files they are in
+            bad = {p.file for p in everything if p.level == "error" or strict}
+            errors = sum(p.level == "error" or strict for p in everything)
+            click.echo(f"sizing: {len(bad)} of {len(files)} files have problems: {errors} error"
+                       f"{'s' if errors != 1 else ''}" + (" (warnings counted as errors: --strict)" if strict else ""),
+                       err=True)
     sys.exit(EXIT_PROBLEMS if failed else EXIT_OK)
 
 

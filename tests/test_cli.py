@@ -38,6 +38,17 @@ def test_validate_reports_every_problem_and_exits_1(tmp_path):
     ]
 
 
+def test_validate_of_a_folder_counts_the_files_with_problems(tmp_path):
+    (tmp_path / "bad.yaml").write_text("sizing: 1\nname: b\ndevices:\n  g: {memory: 2 TB/s}\nworkloads: {}\n")
+    for good in SCENARIOS[:2]:
+        (tmp_path / good.name).write_text(good.read_text())
+    res = run("validate", str(tmp_path))
+    assert res.exit_code == 1
+    lines = res.stderr.splitlines()
+    assert lines[-1] == "sizing: 1 of 3 files have problems: 2 errors"
+    assert all(ln.startswith(f"{tmp_path / 'bad.yaml'}:") for ln in lines[:-1]) and len(lines) == 3
+
+
 def test_validate_json_format(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("sizing: 1\nname: b\ndevices: {g: {kind: gpu}}\nworkloads:\n  w: {kind: matmul, m: 1, n: 1}\n")
