@@ -111,6 +111,19 @@ def test_evaluate_table_shows_the_sweep():
     assert "sweep of batch for decode-batch-64" in long
 
 
+def test_a_sweep_says_what_its_n_a_means(tmp_path):
+    text = (ROOT / "scenarios" / "moe-mixtral-serving.yaml").read_text()
+    assert "sweep: {batch: [1, 2, 4, 8, 16, 24, 32, 64]}" in text
+    path = tmp_path / "s.yaml"
+    path.write_text(text.replace("sweep: {batch: [1, 2, 4, 8, 16, 24, 32, 64]}", "sweep: {batch: [1, 4096]}"))
+    out = run("evaluate", str(path), "--width", "0").stdout
+    sweep = out[out.index("sweep of batch for chat"):out.index("decision:")]
+    assert "n/a" in sweep.split("n/a: not priced")[0]            # a batch of 4096 misses the 60 ms per token
+    assert "  n/a: not priced at that value: the option does not fit in memory or misses a response-time target " \
+           "there" in sweep
+    assert "n/a: not priced" not in run("evaluate", str(ROOT / "scenarios" / "moe-mixtral-serving.yaml")).stdout
+
+
 def test_json_output_is_stable():
     path = str(ROOT / "scenarios" / "chat-70b-fp8.yaml")
     assert run("evaluate", path, "--format", "json").stdout == run("evaluate", path, "--format", "json").stdout

@@ -78,7 +78,11 @@ def sweep_lines(r: Results, s: SweepResult, width: int | None = None) -> list[st
             v = s.series[dev][qid][i]
             cells.append(human(v.item() if hasattr(v, "item") else v, d.unit, d.display))
         rows.append(cells)
-    return [f"sweep of {s.parameter} for {s.workload}{shown}"] + ["  " + ln for ln in table(rows, inside(width, 2))]
+    out = [f"sweep of {s.parameter} for {s.workload}{shown}"] + ["  " + ln for ln in table(rows, inside(width, 2))]
+    if any(c == "n/a" for row in rows[1:] for c in row):
+        out += wrapped("  n/a: not priced at that value: the option does not fit in memory or misses a response-time "
+                       "target there", width, "  ")
+    return out
 
 
 def grid_lines(g, width: int | None = None) -> list[str]:
