@@ -315,3 +315,14 @@ def test_where_the_recommendation_holds_page_one_gives_the_range_of_its_cost():
     assert sensitivity(r, 1).spread == (f"Where it holds, its monthly cost runs from ${low:,.0f}/month (with the peak "
                                         f"traffic of Code assistant 25 % lower) to ${high:,.0f}/month (with the H100 "
                                         "SXM5 80GB write-off period 25 % lower).")
+
+
+def test_the_technical_table_says_its_fleet_for_on_demand_is_the_billed_average():
+    from sizing.render.report.page_one import comparison
+    r = results("moe-mixtral-serving")
+    table, note = comparison(r, r.decision)
+    assert "Devices in the fleet" in table.head
+    assert ("Devices in the fleet: for an option rented on demand as traffic needs, the devices billed on average "
+            "(the options table gives those at the peak).") in note
+    pretrain = results("pretrain-deadline")
+    assert "billed on average" not in comparison(pretrain, pretrain.decision)[1]        # nothing rented on demand

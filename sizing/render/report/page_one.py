@@ -149,6 +149,9 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
         notes.append(f"An option that is priced but fails a requirement (where it runs, the budget) still shows its "
                      f"{objective_words(dec)}, to show what the requirement costs; it is not ranked. One that does not "
                      f"fit or misses a target is not priced (n/a).")
+    if "fleet_devices" in figures and any(o.variant == "busy_hours" for o in dec.options):
+        notes.append(f"{label('fleet_devices')}: for an option rented on demand as traffic needs, the devices billed "
+                     "on average (the options table gives those at the peak).")
     if dec.unit.endswith("/month"):
         notes.append(f"A month is {HOURS_PER_MONTH:g} hours (365.25 days / 12).")
     if any(o.variant == "api" for o in dec.options):
