@@ -107,6 +107,9 @@ def init(kind: str, model: str, devices: str, peak: str, precision: str, output:
     from .scenario import load_scenario_bytes
 
     out = Path(output or f"{kind}.yaml")
+    if out.suffix.lower() not in (".yaml", ".yml"):
+        click.echo(f"sizing: error: {visible(str(out))}: a scenario is a .yaml file; name it so", err=True)
+        sys.exit(EXIT_USAGE)
     if out.exists() and not force:
         click.echo(f"sizing: error: {out} exists; name another file with -o, or --force to replace it", err=True)
         sys.exit(EXIT_OUTPUT)

@@ -37,7 +37,10 @@ def starter(kind: str, model: str, devices: list[str], peak: str = "5/s", precis
     """The scenario text and the notes to print (which catalog entry each short device name took)."""
     cat_devices, cat_models, _ = catalog()
     if model not in cat_models:
-        close = [m for m in cat_models if model.lower() in m][:4]
+        import difflib
+
+        close = list(dict.fromkeys([m for m in cat_models if model.lower() in m]
+                                   + difflib.get_close_matches(model.lower(), list(cat_models), n=4, cutoff=0.6)))[:4]
         raise InitError(f"no catalog model '{model}'" + (f"; did you mean {', '.join(close)}?" if close else "")
                         + "; `sizing catalog` lists them")
     picked = [device_id(t, cat_devices) for t in devices]

@@ -116,3 +116,17 @@ def test_an_unknown_precision_option_is_a_usage_error_naming_the_option(tmp_path
                                     "-o", str(tmp_path / "x.yaml")])
     assert got.exit_code == 2 and "'--precision': 'int3' is not a precision" in got.output
     assert not (tmp_path / "x.yaml").exists()
+
+
+def test_init_names_close_models_and_writes_only_yaml(tmp_path):
+    from click.testing import CliRunner
+
+    from sizing.cli import main
+    got = CliRunner().invoke(main, ["init", "chat", "--model", "llama-70b", "--devices", "h100", "-o",
+                                    str(tmp_path / "w.yaml")])
+    assert got.exit_code == 2 and "no catalog model 'llama-70b'; did you mean " in got.output
+    assert "llama-3-70b" in got.output.split("did you mean")[1]          # not a substring of any id: spelled close
+    got = CliRunner().invoke(main, ["init", "chat", "--model", "llama-3.1-8b", "--devices", "h100", "-o",
+                                    str(tmp_path / "w.txt")])
+    assert got.exit_code == 2 and "w.txt: a scenario is a .yaml file; name it so" in got.output
+    assert not (tmp_path / "w.txt").exists()
