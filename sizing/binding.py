@@ -204,10 +204,11 @@ def on_premises(scn: Scenario) -> frozenset[str]:
     their devices are costed as bought wherever a purchase is priced and the device forces no other basis, so a
     cheaper rental price does not turn the fleet the requirement needs into one it fails."""
     from . import alternatives
+    from .decide import requirements_of
 
     out: set[str] = set()
     for dec in scn.decisions:
-        if "on-prem" not in [v.value for k, v in dec.values.items() if k.startswith("require[")]:
+        if "on-prem" not in requirements_of(dec):
             continue
         wid = dec.get("workload") or next((w.id for w in scn.workloads.values() if not w.alternative_of
                                            and K.get(w.get("kind")).workload), None)

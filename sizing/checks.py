@@ -1,5 +1,5 @@
-"""Consistency checks of a scenario beyond its fields: parallel layouts, heads split by them, context lengths, keys that belong to
-another kind, the compared devices, the decision and the benchmark records."""
+"""Consistency checks of a scenario beyond its fields: parallel layouts, heads split by them, context lengths, keys
+that belong to another kind, the compared devices, the decision and the benchmark records."""
 
 from __future__ import annotations
 

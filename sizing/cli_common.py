@@ -88,14 +88,12 @@ def input_files(scn) -> tuple[str, ...]:
 
 def precision_option(ctx, param, value: str | None) -> str | None:
     """A --precision the scenario language knows ('FP8' read as 'fp8'), else a usage error naming the option."""
-    import difflib
-
+    from .checks import suggest
     from .language.hardware import PRECISIONS
 
     if value is None or value in PRECISIONS:
         return value
     if value.lower() in PRECISIONS:
         return value.lower()
-    near = difflib.get_close_matches(value.lower(), PRECISIONS, n=1)
-    raise click.BadParameter(f"{value!r} is not a precision; {f'did you mean {near[0]!r}? ' if near else ''}"
-                             f"one of {', '.join(PRECISIONS)}")
+    raise click.BadParameter(f"{value!r} is not a precision{suggest(value.lower(), PRECISIONS)} (one of "
+                             f"{', '.join(PRECISIONS)})")

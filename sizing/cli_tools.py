@@ -98,7 +98,8 @@ def calibrate(file: str, output: str | None, dry_run: bool) -> None:
 @click.option("--model", required=True, help="A catalog model, e.g. llama-3.1-70b (`sizing catalog`).")
 @click.option("--devices", required=True, help="Comma-separated catalog devices or short names, e.g. h100,mi300x.")
 @click.option("--peak", default="5/s", show_default=True, help="Peak requests per second (chat, embed).")
-@click.option("--precision", default="bf16", show_default=True, help="fp32, bf16, fp8, int8, int4 ...", callback=precision_option)
+@click.option("--precision", default="bf16", show_default=True, help="fp32, bf16, fp8, int8, int4 ...",
+              callback=precision_option)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output .yaml (default: KIND.yaml).")
 @click.option("--force", is_flag=True, help="Replace an existing file.")
 def init(kind: str, model: str, devices: str, peak: str, precision: str, output: str | None, force: bool) -> None:
@@ -170,8 +171,6 @@ def today() -> str:
     """Today's date for a new scenario (SOURCE_DATE_EPOCH's where set, as every output's clock)."""
     import datetime as dt
 
-    from .output import source_date_epoch
+    from .output import epoch_datetime
 
-    epoch = source_date_epoch()
-    now = dt.datetime.fromtimestamp(epoch, dt.timezone.utc) if epoch is not None else dt.datetime.now(dt.timezone.utc)
-    return now.date().isoformat()
+    return (epoch_datetime() or dt.datetime.now(dt.timezone.utc)).date().isoformat()

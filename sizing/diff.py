@@ -81,11 +81,15 @@ def followed(r: Results, key: str) -> bool:
     return w is not None and w.automatic
 
 
+def one_sided(a: Results, b: Results, did: str) -> bool:
+    """A device compared on one side only: the compare list's change says it, not each of its inputs and figures."""
+    return (did in a.scenario.compare) != (did in b.scenario.compare)
+
+
 def uncompared(a: Results, b: Results, key: str) -> bool:
-    """An input of a device compared on one side only: the compare list's change says it, not each of its figures."""
+    """An input of a device compared on one side only."""
     kind, _, rest = key.partition(".")
-    did = rest.split(".")[0]
-    return kind == "device" and (did in a.scenario.compare) != (did in b.scenario.compare)
+    return kind == "device" and one_sided(a, b, rest.split(".")[0])
 
 
 def unwidened(r: Results, wid: str, did: str) -> bool:
@@ -118,8 +122,7 @@ def diff(a: Results, b: Results) -> Diff:
     pairs = list(dict.fromkeys([(p.workload, p.device, p.kind) for p in (*a.pairs, *b.pairs)
                                 if K.get(p.kind).workload]))
     for wid, did, kind in pairs:
-        if (did in a.scenario.compare) != (did in b.scenario.compare) or unwidened(a, wid, did) \
-                or unwidened(b, wid, did):
+        if one_sided(a, b, did) or unwidened(a, wid, did) or unwidened(b, wid, did):
             continue                      # compared on one side only (the compare list's change says so), or the
                                           # automatic `fit` on a device it gives no more: the workload's figures
         pa, pb = a.pair(wid, did), b.pair(wid, did)

@@ -31,11 +31,17 @@ def source_date_epoch() -> int | None:
     return int(epoch)
 
 
+def epoch_datetime() -> dt.datetime | None:
+    """SOURCE_DATE_EPOCH as a (naive, UTC) date and time; None when unset."""
+    epoch = source_date_epoch()
+    return None if epoch is None else dt.datetime(1970, 1, 1) + dt.timedelta(seconds=epoch)
+
+
 def build_datetime(scn: Scenario) -> dt.datetime:
     """The date stamped into outputs: SOURCE_DATE_EPOCH, else the scenario's date, else 2000-01-01."""
-    epoch = source_date_epoch()
+    epoch = epoch_datetime()
     if epoch is not None:
-        return dt.datetime(1970, 1, 1) + dt.timedelta(seconds=epoch)
+        return epoch
     if "date" in scn.meta:
         return dt.datetime.strptime(scn.meta["date"].value, "%Y-%m-%d")
     return dt.datetime(2000, 1, 1)

@@ -7,8 +7,8 @@ import math
 import statistics
 
 from ..catalog import device_runs
-from ..decide import pair_of, qkey
-from ..evaluate import Results, scalar
+from ..decide import pair_of
+from ..evaluate import Results
 from ..render.format import human
 from .common import catalog_id
 from ..results import Decision, Option
@@ -72,13 +72,15 @@ def median_costs(r: Results, dec: Decision) -> tuple[dict, dict] | None:
               if not o.measured_by and len(runs := own_runs(r, dec, o)) >= MEDIAN_RUNS}
     if not speeds:
         return None
-    env = at_speeds(r, {o.device: speeds[o.id] for o in (best, second) if o.id in speeds})
+    from ..evaluate import decide_with
+
+    again = decide_with(r, at_speeds(r, {o.device: speeds[o.id] for o in (best, second) if o.id in speeds}),
+                        r.decisions.index(dec))                  # the engine's own decision at those speeds
     cost = {}
     for o in (best, second):
-        v = scalar(env.get(qkey(o.workload or dec.workload, o.device, o.quantity))) if o.id in speeds else o.value
-        qualifies = o.id not in speeds or not any(scalar(env.get(qkey(f.workload, o.device, f.quantity))) is False
-                                                  for f in requirement_checks(r, dec, o))
-        cost[o.id] = v if isinstance(v, float) and math.isfinite(v) and qualifies else None
+        there = again.option(o.id) if again is not None else None
+        cost[o.id] = o.value if o.id not in speeds else \
+            there.value if there is not None and there.passes and there.value is not None else None
     return speeds, cost
 
 
@@ -100,14 +102,6 @@ def at_speeds(r: Results, speeds: dict[str, float]) -> dict:
             elif i.role in SOONER:
                 overrides[k] = i.value.value / f
     return what_if(r, overrides)
-
-
-def requirement_checks(r: Results, dec: Decision, o: Option) -> list:
-    """The decision's checks of option `o` that read a quantity of its own pair (fits, targets), as the engine's."""
-    from ..decide import checks, entity_of
-
-    return [c for c in checks(r, entity_of(r, dec), o.workload or dec.workload, o.device, o.variant)
-            if c.workload == (o.workload or dec.workload) and c.quantity in ("fits_memory", "fits", "meets_targets")]
 
 
 def adjusted_lead(r: Results, dec: Decision) -> float | None:
@@ -154,7 +148,8 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
                "the recommendation would be the only one that qualifies" if math.isinf(lead) else
                f"the runner-up would be cheaper, by {1 / lead:.2f}x" if lead < 1 else
                f"the lead {'shrinks' if lead < margin(dec) else 'grows'} to {lead:.2f}x")
-    needs = "the time that speed takes" if kind_of(pair_of(r, dec, best)) == "train" else "the replicas that speed needs"
+    train = kind_of(pair_of(r, dec, best)) == "train"
+    needs = "the time that speed takes" if train else "the replicas that speed needs"
     return (f" At the median speeds of the devices' published runs ({'; '.join(said)}), with {needs}, they would "
             f"cost {costs}: {verdict}.")
 

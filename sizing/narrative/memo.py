@@ -391,8 +391,13 @@ def changes(r: Results, flips: list[tuple[str, float, str | None]]) -> list[str]
     for key, moved, instead in flips:
         i = r.inputs[key]
         unit, shown = F.INPUTS[i.role].unit, "%" if F.INPUTS[i.role].fraction else None
-        way = "higher" if moved > i.value.value else "lower"
-        share = abs(moved / i.value.value - 1) if i.value.value else 0.0
-        out.append(f"{input_words(r, key)} {percent(share, 2)} {way} ({human(moved, unit, shown)} instead of "
+        out.append(f"{moved_words(r, key, moved)} ({human(moved, unit, shown)} instead of "
                    f"{human(i.value.value, unit, shown)}): {instead or 'no option qualifies'}")
     return out
+
+
+def moved_words(r: Results, key: str, moved: float) -> str:
+    """'the Instinct MI300X hourly rental price 25 % higher': an input and how far it was moved."""
+    was = r.inputs[key].value.value
+    share = abs(moved / was - 1) if was else 0.0
+    return f"{input_words(r, key)} {percent(share, 2)} {'higher' if moved > was else 'lower'}"

@@ -103,7 +103,8 @@ def percent(value: float, digits: int = 3) -> str:
 
 def money_column(values: list[float | None], missing: str = "n/a") -> list[str]:
     """Amounts of one table column in one format: whole units when any reaches 1,000 (or all are nothing), else
-    cents, else four decimals for amounts under ten cents; thousands separators; the currency's symbol; no unit (the header has it)."""
+    cents, else four decimals for amounts under ten cents; thousands separators; the currency's symbol; no unit
+    (the header has it)."""
     shown = [abs(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
     top = max(shown, default=0.0)
     low = min((v for v in shown if v), default=1.0)

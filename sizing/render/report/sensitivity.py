@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ... import formulas as F
 from ...evaluate import Results, decide_each
 from ...narrative import objective_words, pairs_of, used_keys
-from ...narrative.memo import changes as in_words, input_words, option_words
+from ...narrative.memo import changes as in_words, input_words, moved_words, option_words
 from .. import charts
 from ..format import human, separated
 from .context import Chart, Sensitivity, Table
@@ -110,11 +110,8 @@ def held_range(r: Results, dec, moves: list[tuple[str, list[Outcome]]], fmt) -> 
     low, high = min(held), max(held)
     if fmt(low[0]) == fmt(high[0]):
         return ""
-    def said(v) -> str:
-        way = "higher" if v[2] > r.inputs[v[1]].value.value else "lower"
-        return f"{input_words(r, v[1])} {round(100 * abs(v[2] / r.inputs[v[1]].value.value - 1)):g} % {way}"
-    return (f"Where it holds, its {objective_words(dec)} runs from {fmt(low[0])} (with {said(low)}) to "
-            f"{fmt(high[0])} (with {said(high)}).")
+    return (f"Where it holds, its {objective_words(dec)} runs from {fmt(low[0])} (with "
+            f"{moved_words(r, low[1], low[2])}) to {fmt(high[0])} (with {moved_words(r, high[1], high[2])}).")
 
 
 def swing(base: float, outcome: list[Outcome]) -> float:
