@@ -62,7 +62,7 @@ def test_each_default_cites_enough_records_or_says_it_is_pooled():
             assert len(recs) >= MIN_RECORDS, (fam, name)
             own = [i for i in recs if family(next(r for r in measurements() if r["id"] == i)) == fam]
             assert len(own) == len(recs) or "median over every family" in f["basis"] or name == "layer_overhead"
-            low, high = map(float, re.findall(r"spread (\d+)%-(\d+)%", f["basis"])[0]) if "%" in f["basis"] \
+            low, high = map(float, re.findall(r"spread (\d+)-(\d+) %", f["basis"])[0]) if "%" in f["basis"] \
                 else (None, None)
             if low is not None:
                 value = float(str(f["value"]).rstrip(" %"))

@@ -110,7 +110,7 @@ def test_limits_for_the_workbook_come_from_the_type_and_the_field():
 
 def test_defaults_are_values_with_units_and_text():
     assert S.Quantity("duration").default("3 year") == (3 * 365.25 * 86400, "s", "3 year")
-    assert S.Fraction().default(0.01) == (0.01, "", "1%")
+    assert S.Fraction().default(0.01) == (0.01, "", "1 %")
     assert S.Integer().default(1) == (1, "", "1")
     assert S.PerDevice(S.Integer()).default(1) == (1, "", "1")
     assert S.Enum(("adam",)).default("adam") == ("adam", None, "adam")

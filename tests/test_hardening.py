@@ -63,7 +63,7 @@ CASES = [
     ("unknown-key", GOOD.replace("    memory: 80 GB", "    memroy: 80 GB"), "did you mean 'memory'?"),
     ("missing-model", GOOD.replace("model: m,", "model: n,"), "unknown model 'n'"),
     ("out-of-range", GOOD.replace("    kind: gpu", "    kind: gpu\n    efficiency: 120 %"),
-     "must be at most 100%, got '120 %'"),
+     "must be at most 100 %, got '120 %'"),
     ("too-many-digits", GOOD.replace("7e9", "1234567890123456789"), "has more than 15 significant digits"),
     ("control-char", GOOD.replace("name: good", "name: good\ntitle: \"bell\\a\""),
      "contains a control character"),

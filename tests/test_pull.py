@@ -76,7 +76,7 @@ def test_a_value_the_language_refuses_is_a_located_error_and_nothing_is_written(
     done = sizing("pull", str(book), cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr.endswith("capacity-chat-8b.yaml:48:75: error: workloads.chat.traffic.max_utilisation: must be "
-                                "at most 100%, got '150 %'\n")
+                                "at most 100 %, got '150 %'\n")
     assert "Traceback" not in done.stderr
     assert src.read_text() == before
 

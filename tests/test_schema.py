@@ -71,7 +71,7 @@ def test_base_is_clean_but_for_warnings():
     ("model: m7}", "model: m7, batch: 2.5}",
      "s.yaml:12:44: error: workloads.chat.batch: expected a whole number, got '2.5'"),
     ("    kind: gpu", "    kind: gpu\n    efficiency: 140 %",
-     "s.yaml:6:17: error: devices.gpu.efficiency: must be at most 100%, got '140 %'"),
+     "s.yaml:6:17: error: devices.gpu.efficiency: must be at most 100 %, got '140 %'"),
     ("    kind: gpu", "    kind: gpu\n    price: 2.00 USD",
      "s.yaml:6:12: error: devices.gpu.price: expected a price per time like '2.00 USD/hour', got '2.00 USD' "
      "(an amount of money)"),

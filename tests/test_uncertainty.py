@@ -85,7 +85,7 @@ def test_defaults_are_ten_thousand_draws_and_seed_one():
     ("devices.a.price: {low: 2 GB, high: 3 USD/hour}", "17:28", "devices.a.price.low: expected a price per time"),
     ("devices.a.price: {low: 2 EUR/hour, high: 3 EUR/hour}", "17:28", "this scenario's currency is USD"),
     ("devices.a.bandwidth_efficiency: {median: 50 %, p95: 90 %}", "17:37", "a lognormal range is unbounded"),
-    ("devices.a.bandwidth_efficiency: {low: 50 %, high: 120 %}", "17:55", "must be at most 100%"),
+    ("devices.a.bandwidth_efficiency: {low: 50 %, high: 120 %}", "17:55", "must be at most 100 %"),
     ("devices.c.price: {low: 2 USD/hour, high: 3 USD/hour}", "17:5", "unknown device 'c'"),
     ("devices.a.pirce: {low: 2 USD/hour, high: 3 USD/hour}", "17:5", "did you mean 'price'?"),
     ("devices.a.kind: {low: 1, high: 2}", "17:5", "not a number an uncertainty can vary"),

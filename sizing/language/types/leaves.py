@@ -125,10 +125,10 @@ class Fraction(Leaf):
         return parse_fraction(node.text), ""
 
     def default(self, raw: float) -> tuple[float, str, str]:
-        return raw, "", f"{raw:.0%}"
+        return raw, "", f"{raw * 100:g} %"
 
     def limit(self, x: float) -> str:
-        return f"{x:.0%}"
+        return f"{x * 100:g} %"
 
     def validation(self, f: Field) -> Limits:
         return Limits(False, 0.0, f.positive, f.maximum)
