@@ -334,9 +334,11 @@ def schema() -> None:
 @click.option("--min-memory", help="Devices with at least this memory, e.g. 80GB.")
 @click.option("--min-bandwidth", help="Devices with at least this memory bandwidth, e.g. 3TB/s.")
 @click.option("--precision", help="Devices with a rate at this precision, e.g. fp8.", callback=precision_option)
+@click.option("--width", type=click.IntRange(0), help="Wrap each entry to this many columns (default: the terminal's "
+              "width when printing to one, else no limit; 0: no limit).")
 @click.pass_context
 def catalog(ctx: click.Context, fmt: str, kind: str | None, min_memory: str | None, min_bandwidth: str | None,
-            precision: str | None) -> None:
+            precision: str | None, width: int | None) -> None:
     """List the built-in devices and models (`sizing catalog show ID` for one); filters keep the devices that pass
     them."""
     if ctx.invoked_subcommand is not None:
@@ -354,7 +356,11 @@ def catalog(ctx: click.Context, fmt: str, kind: str | None, min_memory: str | No
             click.echo(f"sizing: error: {option} {text}: {e}", err=True)
             sys.exit(EXIT_USAGE)
     devices, models = chosen(kind, limits["memory"], limits["bandwidth"], precision)
-    click.echo(as_json(devices, models) if fmt == "json" else listing(devices, models), nl=False)
+    if width is None and sys.stdout.isatty():
+        import shutil
+
+        width = shutil.get_terminal_size().columns
+    click.echo(as_json(devices, models) if fmt == "json" else listing(devices, models, width or None), nl=False)
 
 
 @catalog.command("show")

@@ -130,3 +130,31 @@ def test_init_names_close_models_and_writes_only_yaml(tmp_path):
                                     str(tmp_path / "w.txt")])
     assert got.exit_code == 2 and "w.txt: a scenario is a .yaml file; name it so" in got.output
     assert not (tmp_path / "w.txt").exists()
+
+
+def test_the_listing_aligns_every_id_and_wraps_each_entry_under_its_own_column():
+    """The longest device id pushed its figures out of the column, lines ran to 200 characters on an 80-column
+    terminal, and a wrap could split '300 GB/s'; model sizes read '2.271e+07 parameters'."""
+    from click.testing import CliRunner
+
+    from sizing.cli import main
+    devices, models, _ = catalog()
+    got = CliRunner().invoke(main, ["catalog", "--width", "80"])
+    assert got.exit_code == 0
+    lines = got.output.splitlines()
+    assert max(map(len, lines)) <= 80
+    column = 2 + max(len(d) for d in devices) + 1
+    heads = [ln for ln in lines[1:lines.index("")] if not ln.startswith(" " * column)]
+    assert len(heads) == len(devices) and all(ln[column - 1] == " " and ln[column] != " " for ln in heads)
+    body = [ln[column:] for ln in lines[1:lines.index("")]]
+    assert not any(ln.startswith(("GB/s", "TB/s", "TFLOP/s", "TOP/s", "GB")) or ln.endswith((" 300", " 2039"))
+                   for ln in body)
+    lines = CliRunner().invoke(main, ["catalog", "--width", "90"]).output.splitlines()
+    a100 = lines.index(next(ln for ln in lines if ln.startswith("  nvidia-a100-80gb-sxm ")))
+    assert lines[a100 + 1:a100 + 3] == [" " * column + "bf16 312 TFLOP/s, fp16 312 TFLOP/s, int8 624 TOP/s;",
+                                        " " * column + "80 GB; 2039 GB/s"]
+    wide = CliRunner().invoke(main, ["catalog", "--width", "0"]).output.splitlines()
+    assert len(wide) == 2 + len(devices) + len(models) + 1
+    assert "  gpt-3-175b" in "\n".join(wide) and "174.6 B parameters" in next(ln for ln in wide if "gpt-3-175b" in ln)
+    assert "22.71 M parameters" in next(ln for ln in wide if "all-minilm-l6-v2" in ln)
+    assert not any("e+" in ln for ln in wide)

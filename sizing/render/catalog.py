@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from ..scenario import catalog
 from ..schema import Entity
 
 
 
 def summary(e: Entity) -> str:
+    """An entry's figures in one line: a device's rates, memory and bandwidth; a model's parameters."""
     if e.kind == "device":
         rates = ", ".join(f"{p.split('.')[1]} {e.values[p].text}" for p in e.values if p.startswith("compute."))
         rates = rates or ", ".join(f"{p.split('.')[1]} {e.values[p].text} delivered" for p in e.values
@@ -18,11 +21,40 @@ def summary(e: Entity) -> str:
         bits = [e.get("kind", ""), rates, e.values["memory"].text if e.has("memory") else "",
                 e.values["memory_bandwidth"].text if e.has("memory_bandwidth") else ""]
     else:
-        bits = [f"{e.get('parameters'):.4g} parameters" if e.has("parameters") else ""]
+        bits = [f"{count(e.get('parameters'))} parameters" if e.has("parameters") else ""]
         if e.has("active_parameters"):
-            bits.append(f"{e.get('active_parameters'):.3g} active")
+            bits.append(f"{count(e.get('active_parameters'))} active")
     tag = " [illustrative]" if e.get("illustrative") else ""
-    return f"  {e.id:<32} {'; '.join(b for b in bits if b)}{tag}"
+    return f"{'; '.join(b for b in bits if b)}{tag}"
+
+
+def count(n: float) -> str:
+    """'70.6 B', '22.7 M': a parameter count in three or four digits."""
+    for scale, word in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if n >= scale:
+            return f"{n / scale:.4g} {word}"
+    return f"{n:g}"
+
+
+def lines_of(entries: list[Entity], width: int | None) -> list[str]:
+    """One entry a line, ids in a column as wide as the longest; with a width, each summary wraps under its own
+    column (a hanging indent) instead of the terminal's wrapping it under the ids."""
+    import textwrap
+
+    column = max(len(e.id) for e in entries)
+    out = []
+    for e in entries:
+        head = f"  {e.id:<{column}} "
+        room = (width or 0) - len(head)
+        text = summary(e)
+        if room >= 20 and len(text) > room:
+            kept = re.sub(r"[^,;()]+", lambda m: m.group(0).strip().replace(" ", "\xa0").join(
+                (" " if m.group(0).startswith(" ") else "", " " if m.group(0).endswith(" ") else "")), text)
+            wrapped = textwrap.wrap(kept, room, break_on_hyphens=False, break_long_words=False)
+            out.append(head + f"\n{' ' * len(head)}".join(w.replace("\xa0", " ") for w in wrapped))
+        else:
+            out.append(head + text)
+    return out
 
 
 def chosen(kind: str | None = None, min_memory: float | None = None, min_bandwidth: float | None = None,
@@ -45,12 +77,13 @@ def chosen(kind: str | None = None, min_memory: float | None = None, min_bandwid
     return keep, [] if filtered else list(models.values())
 
 
-def listing(devices: list[Entity] | None = None, models: list[Entity] | None = None) -> str:
+def listing(devices: list[Entity] | None = None, models: list[Entity] | None = None, width: int | None = None) -> str:
+    """The entries that passed the filters, devices then models; `width`: the terminal's columns (None: no limit)."""
     if devices is None:
         devices, models = chosen()
-    lines = ["devices:"] + [summary(e) for e in devices] if devices else []
+    lines = ["devices:"] + lines_of(devices, width) if devices else []
     if models:
-        lines += ([""] if lines else []) + ["models:"] + [summary(e) for e in models]
+        lines += ([""] if lines else []) + ["models:"] + lines_of(models, width)
     return "\n".join(lines or ["no catalog entry passes the filters"]) + "\n"
 
 
