@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..decide import pair_of
 from ..evaluate import Pair, Results
 from ..formulas.common import MONTH
@@ -90,6 +92,21 @@ def money_text(v: float) -> str:
     return human(v, "USD")
 
 
+def figure(text: str) -> float:
+    """The number a figure's text shows: '$2.50/hour' 2.5, '1,234.5 h' 1234.5."""
+    return float(re.search(r"\d[\d,]*(?:\.\d+)?", text).group(0).replace(",", ""))
+
+
+def factor(x: float, times: float, total: float, unit: str) -> str:
+    """`x` to the fewest significant digits (three at least, six at most) at which it times the sentence's other
+    factors, as shown, comes to `total` as shown: '2.824 devices', not '2.82369 devices'."""
+    for digits in range(3, 7):
+        text = human(x, "", digits=digits)
+        if human(figure(text) * times, unit) == human(total, unit):
+            return text
+    return human(x, "", digits=6)
+
+
 BASIS_WORDS = {"own": "owned", "reserved": "rented with the commitment discount",
                "rent": "rented by the hour, all month"}
 HOURS_PER_MONTH = MONTH.value / 3600     # the formulas' month, in hours
@@ -122,7 +139,8 @@ def cost_driver(r: Results, dec: Decision, o: Option) -> str:
         if monthly:
             n = v["busy_hours_devices"]
             price = human(r.inputs[f"device.{o.device}.price"].value.value, "USD/s", digits=5, cents=False)
-            return f": {human(n, '', digits=6)} device{'' if n == 1 else 's'} rented on average × {price} " \
+            n_text = factor(n, figure(price) * HOURS_PER_MONTH, v["busy_hours_monthly_cost"], "USD/month")
+            return f": {n_text} device{'' if n == 1 else 's'} rented on average × {price} " \
                    f"(on demand) × {HOURS_PER_MONTH:g} h"
         return f": {show(p, 'busy_hours_monthly_cost')} / {show(p, 'tokens_per_month')} served"
     if monthly and "hourly_rate" in v and "fleet_devices" in v:
@@ -130,8 +148,8 @@ def cost_driver(r: Results, dec: Decision, o: Option) -> str:
                 f"({BASIS_WORDS.get(v.get('cost_basis'))}) × {HOURS_PER_MONTH:g} h")
     if o.quantity == "cost" and "device_hours" in v and "hourly_rate" in v:        # a training run
         basis = "rented by the hour" if v.get("cost_basis") == "rent" else BASIS_WORDS.get(v.get("cost_basis"))
-        return f": {human(v['devices'], '')} devices × {rate(p, 'hourly_rate')} ({basis}) × " \
-               f"{human(v['duration'] / 3600, '', digits=6)} h"
+        hours = factor(v["duration"] / 3600, v["devices"] * figure(rate(p, "hourly_rate")), v["cost"], "USD")
+        return f": {human(v['devices'], '')} devices × {rate(p, 'hourly_rate')} ({basis}) × {hours} h"
     if o.quantity == "cost_per_million_tokens" and "tokens_per_month" in v:
         return f": {show(p, 'monthly_cost')} / {show(p, 'tokens_per_month')} served"
     if o.quantity == "cost_per_million_tokens" and "hourly_rate" in v:
