@@ -217,10 +217,12 @@ def on_premises(scn: Scenario) -> frozenset[str]:
     return frozenset(out)
 
 
-def texts_for(w: Entity, d: Entity | None, precision: str, on_premises: frozenset[str] = frozenset()) \
-        -> dict[str, str]:
+def texts_for(w: Entity, d: Entity | None, precision: str, on_premises: frozenset[str] = frozenset(),
+              m: Entity | None = None) -> dict[str, str]:
+    tied = w.get("tied_embeddings", m.get("tied_embeddings") if m is not None else None)
     t = {"precision": arithmetic(precision, d), "operands": w.get("operands"), "method": w.get("method"),
-         "replica": replica_of(w, d), "recompute": "yes" if w.get("recompute") else None}
+         "replica": replica_of(w, d), "recompute": "yes" if w.get("recompute") else None,
+         "tied": "yes" if tied and w.get("kind") == "generate" else None}
     if d is not None:
         t["device_kind"] = d.get("kind")
         t["basis"] = d.get("costs.basis")
@@ -238,7 +240,8 @@ def pair_plan(binder: Binder, w: Entity, d: Entity, precision: str | None = None
     not there (so the costs that need it are absent)."""
     precision = precision or w.get("precision")
     inputs = binder.pair_inputs(w, d, precision, offers)
-    return F.plan(w.get("kind"), inputs, texts_for(w, d, precision, binder.on_premises), f"{w.id}/{d.id}/")
+    m = binder.scn.models.get(w.get("model")) if w.has("model") else None
+    return F.plan(w.get("kind"), inputs, texts_for(w, d, precision, binder.on_premises, m), f"{w.id}/{d.id}/")
 
 
 def not_offered(binder: Binder, w: Entity, d: Entity, plan: list[Planned]) -> frozenset:

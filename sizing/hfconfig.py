@@ -88,6 +88,8 @@ def read_config(path: Path, name: str) -> tuple[dict[str, Located], list[Problem
         problems += _layout_warning(text, prefix, name)
         total, active = parameter_count(plain(root))
         fields["parameters"] = (str(total), root.line, root.col)
+        if tied_embeddings(plain(root)):
+            fields["tied_embeddings"] = ("true", root.line, root.col)
         if active is not None:
             fields["active_parameters"] = (str(active), root.line, root.col)
     return fields, sorted(problems)
@@ -253,6 +255,13 @@ def plain(node: Node) -> Any:
 
 
 # -- parameter count -------------------------------------------------------------------------
+def tied_embeddings(fields: dict) -> bool:
+    """A decoder whose output projection is its input embedding (tie_word_embeddings, else its family's default)."""
+    cfg = fields.get("text_config") if isinstance(fields.get("text_config"), dict) else fields
+    layout = LAYOUTS.get(cfg.get("model_type"), Layout())
+    return layout.kind != "encoder" and cfg.get("tie_word_embeddings", layout.tied) is True
+
+
 def parameter_count(fields: dict) -> tuple[int, int | None]:
     """Total and active (None unless mixture-of-experts) parameters from an HF config dict."""
     cfg = fields.get("text_config") if isinstance(fields.get("text_config"), dict) else fields

@@ -176,11 +176,13 @@ def test_on_premises_a_fleet_is_bought():
 
 
 def test_services_are_not_on_premises():
-    d = results(OWNED + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n").decision
+    cheaper = OWNED.replace("purchase: 9000 USD", "purchase: 8000 USD")
+    d = results(cheaper + "decision: {workload: chat, objective: monthly_cost, require: [on-prem]}\n").decision
     assert {o.id for o in d.options if o.passes} == {"h100", "l40s"}
     api = d.option("api")
     assert api.rank is None and [f.requirement for f in api.failures] == ["on-prem"]
-    assert d.recommendation == "l40s"          # owned: 9,000 USD a device against 30,000
+    assert d.option("l40s").value < d.option("h100").value      # owned: 20 × 8,000 USD against 6 × 30,000
+    assert d.recommendation == "l40s"
 
 
 def test_options_chooses_which_kinds_are_ranked():

@@ -57,7 +57,7 @@ def test_a_changed_recommendation_is_said(tmp_path):
     (tmp_path / "b.yaml").write_text((tmp_path / "a.yaml").read_text().replace("price: 1.85 USD/hour", "price: 2.60 USD/hour"))
     done = sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"))
     assert done.returncode == 0, done.stderr
-    assert "decision chat: monthly_cost: mi300x busy hours ($4,582/month) -> h200 busy hours" in done.stdout
+    assert "decision chat: monthly_cost: mi300x busy hours ($4,562/month) -> h200 busy hours" in done.stdout
     assert "RECOMMENDATION CHANGED" in done.stdout
     row = next(ln for ln in done.stdout.splitlines() if "chat / mi300x" in ln and "monthly_cost" in ln)
     assert row.split()[-4:] == ["$8,109/month", "$11,396/month", "+40.5", "%"]       # 6 devices at 2.60 vs 1.85

@@ -355,3 +355,20 @@ def test_a_scenario_model_reads_its_config_and_overrides_win(tmp_path):
     assert [str(p) for p in problems] == [
         f"{tmp_path / 's.yaml'}:7:13: error: models.l8.config: cannot read 'missing.json': no such file next to "
         "the scenario"]
+
+
+def test_a_tied_output_projection_is_imported_and_its_family_default_kept(tmp_path):
+    """tie_word_embeddings becomes the model's tied_embeddings (the table is the output projection, read and
+    multiplied every generated token); absent, the family's default: Gemma ties, Llama does not; an encoder's table is
+    only looked up."""
+    from sizing.hfconfig import tied_embeddings
+    tied, _ = read_text(tmp_path, LLAMA_LIKE.replace('"vocab_size": 32000', '"vocab_size": 32000,\n'
+                                                     '  "tie_word_embeddings": true'))
+    assert tied["tied_embeddings"][0] == "true"
+    untied, _ = read_text(tmp_path, LLAMA_LIKE)
+    assert "tied_embeddings" not in untied
+    assert tied_embeddings({"model_type": "gemma2"}) and not tied_embeddings({"model_type": "llama"})
+    assert not tied_embeddings({"model_type": "bert", "tie_word_embeddings": True})
+    for mid in ("gemma-2-9b", "gemma-2-27b"):
+        assert catalog()[1][mid].get("tied_embeddings") is True == tied_embeddings(hf_config(mid))
+    assert all(not m.get("tied_embeddings") for mid, m in catalog()[1].items() if mid.startswith(("llama", "mixtral")))

@@ -101,7 +101,7 @@ def test_the_margin_is_stated_and_a_small_one_called_a_close_call():
                 f"to trust the estimates): a close call; confirm both with a measurement or a quote.") in words
     r = results("chat-70b-fp8")
     assert 1.3 < r.decision.options[1].value / r.decision.best.value           # close only at the medians
-    assert "$5,340/month and $6,418/month: the lead shrinks to 1.20x." in margin_words(r, r.decision)
+    assert "$5,321/month and $6,388/month: the lead shrinks to 1.20x." in margin_words(r, r.decision)
     moe = results("moe-mixtral-serving")               # the H200 stays at its one replica and spare: $3,287/month
     assert "$2,764/month and $3,287/month: the lead shrinks to 1.19x." in margin_words(moe, moe.decision)
     wide = results("pretrain-deadline")
@@ -237,7 +237,7 @@ def test_a_lead_the_medians_reverse_says_the_runner_up_would_be_cheaper(monkeypa
 @pytest.mark.parametrize("name, variants, what", [
     ("chat-70b-fp8", ("fleet",), "If devices cannot be added at short notice as traffic rises: rent 6 × Instinct "
                                  "MI300X by the hour, all month, $8,109/month (the cheapest option that keeps its "
-                                 "devices all month; $3,527/month more)."),
+                                 "devices all month; $3,546/month more)."),
     ("capacity-chat-8b", ("fleet", "busy_hours"), "If the hosted API is not an option: rent"),
 ])
 def test_a_service_recommended_names_the_cheapest_option_without_it(name, variants, what):
@@ -264,8 +264,8 @@ def test_two_devices_of_one_name_are_told_apart_by_their_ids_and_the_one_replica
     assert names["mi300x"].startswith("Instinct MI300X") and "(" not in names["mi300x"]    # no twin: no id
     mi = next(o for o in r.decision.options if o.device == "mi300x" and o.variant == "busy_hours")
     said = cost_sentence(r, r.decision, mi)
-    # 2.5 request/s / (1,574/400 request/s × 75 %) = 0.847 of a replica: one is rented, plus the spare: 2 devices
-    assert "(one replica at least: the average keeps 0.847 of one busy) plus 1 spare replica: 2 devices" in said
+    # 2.5 request/s / (1,577/400 request/s × 75 %) = 0.846 of a replica: one is rented, plus the spare: 2 devices
+    assert "(one replica at least: the average keeps 0.846 of one busy) plus 1 spare replica: 2 devices" in said
 
 
 def test_an_option_that_wins_only_in_some_draws_is_said_to_fail_at_the_stated_inputs():

@@ -77,6 +77,35 @@ def test_prefill_counts_causal_attention_and_throughput_counts_the_prefill():
     assert p["tokens_per_s"] < p["decode_tokens_per_s"] == pytest.approx(4 / p["step_time"])
 
 
+def test_the_embedding_table_is_a_lookup_unless_it_is_also_the_output_projection():
+    """Prefill counted the input embedding's rows as arithmetic for every prompt token (1 % of Mixtral's prefill,
+    7 % of Llama 3.1 8B's); a table tied to the output projection (Gemma 2) is read and multiplied for every
+    generated token, so none of it comes off the decode step's work or bytes."""
+    vocab = "    vocab: 100000\n"
+    models = MODEL.replace("    context: 8192\n", "    context: 8192\n" + vocab) + \
+        "  tied:\n" + MODEL.split("  moe:")[0].split("  dense:\n")[1] + vocab + "    tied_embeddings: true\n"
+    table, attention = 100000 * 5000, 2 * 40 * 40 * 125 * 1000 ** 2
+
+    def of(model: str) -> dict:
+        text = (f"sizing: 1\nname: physics\ndevices:\n{DEVICE}models:\n{models}workloads:\n  w: {{kind: generate, "
+                f"model: {model}, batch: 1, input_tokens: 1000, output_tokens: 200}}\n")
+        scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+        assert scn is not None, [str(p) for p in problems]
+        return evaluate(scn).pair("w", "acc").values
+    untied, tied = of("dense"), of("tied")
+    # untied: the input table is looked up, the output projection multiplies once per prompt (its last token)
+    assert untied["arithmetic_parameters"] == 10e9 - table
+    assert untied["prefill_flops"] == pytest.approx(2 * (10e9 - 2 * table) * 1000 + 2 * table + attention)
+    assert untied["step_flops"] == pytest.approx(2 * (10e9 - table) + 4 * 40 * 40 * 125 * 1100)
+    # tied: one table, the output projection's, multiplied and read every step
+    assert tied["arithmetic_parameters"] == 10e9
+    assert tied["prefill_flops"] == pytest.approx(2 * (10e9 - table) * 1000 + 2 * table + attention)
+    assert tied["step_flops"] == pytest.approx(2 * 10e9 + 4 * 40 * 40 * 125 * 1100)
+    kv = 1100 * 2 * 40 * 8 * 125 * 2
+    assert tied["step_memory_time"] == pytest.approx((10e9 * 2 + kv) / 0.8e12)
+    assert untied["step_memory_time"] == pytest.approx(((10e9 - table) * 2 + kv) / 0.8e12)
+
+
 def test_tensor_parallel_pays_two_ring_all_reduces_per_layer():
     p = pair("{kind: generate, model: dense, batch: 8, devices: 4, input_tokens: 100, output_tokens: 100}")
     message = 8 * 5000 * 2                                     # batch x hidden x 16-bit activations

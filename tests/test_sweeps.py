@@ -80,8 +80,8 @@ def test_the_grid_in_terminal_json_and_workbook():
     (g,) = r.grids
     text = render(r)
     assert "grid of batch (down) by precision (across) for chat" in text
-    assert re.search(r"16 +mi300x, on demand as traffic needs \$4,582/month +gaudi3, fit, on demand as traffic "
-                     r"needs \$8,707/month", text)
+    assert re.search(r"16 +mi300x, on demand as traffic needs \$4,562/month +gaudi3, fit, on demand as traffic "
+                     r"needs \$8,692/month", text)
     data = json.loads(json.dumps(as_dict(r)))
     assert data["grids"][0]["recommendation"][2][0] == g.best[2][0]
     assert data["grids"][0]["columns"] == {"field": "precision", "values": ["fp8", "bf16"]}
@@ -110,7 +110,7 @@ def test_the_traffic_sweep_and_the_grid_in_the_report():
         return " ".join(page_texts(shipped_report(ROOT / "scenarios" / f"{name}.yaml")))
 
     capacity = text("capacity-chat-8b")
-    assert "Replicas by traffic.peak traffic.peak h100 l40s 15 4 9 20 5 11 40 8 21" in capacity
+    assert "Replicas by traffic.peak traffic.peak h100 l40s 15 4 9 20 4 11 40 7 21" in capacity
     assert "Monthly cost by traffic.peak" in capacity and "Step time by traffic.peak" not in capacity
     grid = text("chat-70b-fp8")
     assert "Grid: Recommended option and its monthly cost, by batch (down) and precision (across)" in grid

@@ -365,7 +365,7 @@ def test_odds_of_a_close_call_say_what_they_leave_out(result, monkeypatch):
     from sizing.narrative.confidence import sentence
     caveat = ("These shares take the speed estimates as right; the lead is within how far published runs have "
               "missed them, so it stays a close call.")
-    assert margin.margin(result.decision) == pytest.approx(6287 / 4582, abs=1e-3)      # H200 costs 1.37x MI300X's
+    assert margin.margin(result.decision) == pytest.approx(6255 / 4562, abs=1e-3)      # H200 costs 1.37x MI300X's
     assert margin.adjusted_lead(result, result.decision) < 1.3                        # 1.14x at the runs' medians
     assert sentence(result, result.decision).endswith(caveat)
     monkeypatch.setattr(margin, "CLOSE_CALL", 0.01)                                  # the same leads, not close

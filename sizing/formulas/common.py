@@ -165,8 +165,9 @@ def expert_parameters(q):
 
 
 def embedding(q):
-    """Parameters of the input embedding (vocabulary × hidden): looked up a row per token, no arithmetic."""
-    return q.vocab * q.hidden if q.has("vocab") and q.has("hidden") else NA
+    """Parameters of the input embedding (vocabulary × hidden): looked up a row per token, no arithmetic. A table
+    tied to the output projection is that projection too (read and multiplied every generated token): none apart."""
+    return q.vocab * q.hidden if q.has("vocab") and q.has("hidden") and q.text("tied") != "yes" else NA
 
 
 def all_weights_read(q):

@@ -102,7 +102,8 @@ def gen_expert_ways(q):
 # -- the decode step --------------------------------------------------------------------------
 @quantity("generate", "arithmetic_parameters", "",
           "parameters doing arithmetic per token: parameters used (active ones for mixture-of-experts) − the input "
-          "embedding (vocabulary × hidden), which is a lookup", label="Parameters doing arithmetic")
+          "embedding (vocabulary × hidden), which is a lookup (unless tied to the output projection)",
+          label="Parameters doing arithmetic")
 def gen_arithmetic_parameters(q):
     table = embedding(q)
     return used_parameters(q) if isinstance(table, Missing) else used_parameters(q) - table

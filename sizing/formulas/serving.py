@@ -8,7 +8,7 @@ dips while a prompt is prefilled).
 """
 
 from .common import (FLOP_PER_PARAM_TOKEN, REQUEST, TOKEN, all_weights_read, attention_flops, plus, roofline_time,
-                     used_parameters, weights_read)
+                     weights_read)
 from .expr import floor, maximum, minimum, Missing, sum_present, where
 from .generate import attention_time, kernels_time, linear_flops, pass_communication
 from .graph import NA, quantity
@@ -60,10 +60,11 @@ def gen_best_batch_rate(q):
 
 # -- prefill ------------------------------------------------------------------------------------
 def prefill_work(q, sequences):
-    """Prefill of `sequences` prompts: 2 × parameters used per prompt token (the output projection only for
-    the last token where the vocabulary is known) + causal attention (each token sees the ones before it)."""
+    """Prefill of `sequences` prompts: 2 × parameters doing arithmetic per prompt token (the output projection
+    only for the last token where the vocabulary is known; the embedding table is a lookup) + causal attention
+    (each token sees the ones before it)."""
     lm_head = q.vocab * q.hidden
-    linear = (FLOP_PER_PARAM_TOKEN * (used_parameters(q) - lm_head) * q.input_tokens
+    linear = (FLOP_PER_PARAM_TOKEN * (q.arithmetic_parameters - lm_head) * q.input_tokens
               + FLOP_PER_PARAM_TOKEN * lm_head * TOKEN) if q.has("vocab") and q.has("hidden") \
         else FLOP_PER_PARAM_TOKEN * q.arithmetic_parameters * q.input_tokens
     causal = attention_flops(q, q.input_tokens, q.input_tokens) / 2
@@ -79,8 +80,8 @@ def prefill_pass(q, flops, sequences):
 
 
 @quantity("generate", "prefill_flops", "FLOP",
-          "one prompt: 2 × parameters used × input tokens (output projection for the last token only) + causal "
-          "attention 2 × layers × heads × head_dim × input²", display="TFLOP", label="Prefill work")
+          "one prompt: 2 × parameters doing arithmetic × input tokens (output projection for the last token only) "
+          "+ causal attention 2 × layers × heads × head_dim × input²", display="TFLOP", label="Prefill work")
 def gen_prefill_flops(q):
     return prefill_work(q, 1)
 

@@ -156,6 +156,9 @@ MODEL_FIELDS = (
     Field("qk_rope_head_dim", Integer(), "Multi-head latent attention: decoupled RoPE key dimension.", positive=True),
     Field("intermediate", Integer(), "Feed-forward size.", positive=True),
     Field("vocab", Integer(), "Vocabulary size.", positive=True),
+    Field("tied_embeddings", Bool(), "The output projection shares the input embedding's weights "
+          "(tie_word_embeddings): the table is read and multiplied for every generated token, not only looked up. "
+          "Default no."),
     Field("experts", Integer(), "Routed experts (mixture-of-experts).", positive=True),
     Field("experts_per_token", Integer(), "Experts active per token.", positive=True),
     Field("sliding_window", Integer(), "Sliding attention window in tokens.", positive=True),
