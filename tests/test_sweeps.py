@@ -43,7 +43,11 @@ def test_a_traffic_sweep_shows_what_moves_with_traffic():
     replicas = list(s.series["h100"]["replicas"])
     assert replicas == sorted(replicas) and replicas[0] < replicas[-1]      # the fleet grows with the peak
     (b,) = results("moe-mixtral-serving").sweeps          # a batch sweep still shows the step and the rates
-    assert b.shown[:3] == ("step_time", "tokens_per_s_per_user", "tokens_per_s")
+    assert b.shown[:4] == ("step_time", "token_interval", "tokens_per_s_per_user", "tokens_per_s")
+    # the time between tokens the per-token target checks: the step plus the batch's prefill spread over the answer
+    mi = b.series["mi300x"]
+    assert list(mi["token_interval"]) == pytest.approx([
+        step + prefill / 400 for step, prefill in zip(mi["step_time"], mi["batch_prefill_time"])])
 
 
 def test_the_traffic_sweep_in_terminal_and_workbook():

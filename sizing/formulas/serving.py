@@ -119,10 +119,12 @@ def gen_token_interval(q):
     return q.step_time + q.batch_prefill_time / (q.output_tokens / TOKEN)
 
 
-@quantity("generate", "request_latency", "s", "time to first token + output tokens × step time", display="s",
-          label="Request latency")
+@quantity("generate", "request_latency", "s",
+          "time to first token + output tokens × step time + the other requests' prefills that interrupt its "
+          "decoding ((batch − 1) / batch of the batch's prefill: continuous batching; a static batch's wait for "
+          "the whole batch's prefill, to first order)", display="s", label="Request latency")
 def gen_request_latency(q):
-    return q.ttft + q.output_tokens / TOKEN * q.step_time
+    return q.ttft + q.output_tokens / TOKEN * q.step_time + q.batch_prefill_time * (q.batch - 1) / q.batch
 
 
 @quantity("generate", "requests_per_s", "request/s",

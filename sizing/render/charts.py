@@ -198,7 +198,8 @@ def memory(title: str, bars: list[Bar]) -> Figure:
 @draw
 def batch_sweep(title: str, rate_user: list[Series], rate_total: list[Series], step: list[Series],
                 target: float | None, unfit: list[Point]) -> Figure:
-    """Left: tokens/s per user (solid) and aggregate (dashed) vs batch; right: per-token time vs batch."""
+    """Left: tokens/s per user (solid) and aggregate (dashed) vs batch; right: the time between a user's tokens vs
+    batch."""
     fig, (left, right) = figure(3.0, cols=2)
     for s in rate_user:
         left.plot(s.xs, s.ys, color=colour(s.colour), label=s.label, marker=".")
@@ -222,7 +223,7 @@ def batch_sweep(title: str, rate_user: list[Series], rate_total: list[Series], s
     top = max([y for s in step for y in div(s.ys, tfactor) if y is not None] + [target / tfactor if target else 0])
     right.set_ylim(0, top * 1.45)      # headroom for the legend above the lines
     text(left, title, "batch (sequences decoded together)", "tokens/s: per user (solid), all users (dashed)")
-    text(right, "Per-token time", "batch (sequences decoded together)", f"decode step ({tname})")
+    text(right, "Time between tokens", "batch (sequences decoded together)", f"decode step + prefill share ({tname})")
     legend(right, loc="upper left", fontsize=6.5, ncols=3)
     return fig
 

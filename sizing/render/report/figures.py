@@ -131,18 +131,19 @@ def batch_chart(r: Results, s) -> Chart | None:
         if "tokens_per_s_per_user" not in q:
             continue
         c = col.get(did, 0)
-        picked = {k: plain(np.asarray(q[k])[at]) for k in ("tokens_per_s_per_user", "tokens_per_s", "step_time")
+        picked = {k: plain(np.asarray(q[k])[at]) for k in ("tokens_per_s_per_user", "tokens_per_s", "token_interval")
                   + (("fits",) if "fits" in q else ())}
         user.append(charts.Series(did, c, xs, picked["tokens_per_s_per_user"]))
         total.append(charts.Series(did, c, xs, picked["tokens_per_s"]))
-        step.append(charts.Series(did, c, xs, picked["step_time"]))
+        step.append(charts.Series(did, c, xs, picked["token_interval"]))
         unfit += [charts.Point(did, c, x, t, y2=rate) for x, t, rate, ok in
-                  zip(xs, picked["step_time"], picked["tokens_per_s"], picked.get("fits", [])) if ok is False]
+                  zip(xs, picked["token_interval"], picked["tokens_per_s"], picked.get("fits", [])) if ok is False]
     if not user:
         return None
     target = r.inputs.get(f"workload.{s.workload}.targets.per_token_p95")
-    return Chart(f"Batch sweep of {s.workload}: throughput per user and in total (left), and the per-token time "
-                 f"against the target (right). A cross marks a batch that does not fit in memory (in both panels).",
+    return Chart(f"Batch sweep of {s.workload}: throughput per user while decoding and in total (left), and the "
+                 f"time between a user's tokens, prefills included, against the per-token target (right; the "
+                 f"target checks this time). A cross marks a batch that does not fit in memory (in both panels).",
                  charts.batch_sweep(f"Batch sweep: {s.workload}", user, total, step,
                                     target.value.value if target else None, unfit))
 
