@@ -4,6 +4,7 @@ that belong to another kind, the compared devices, the decision and the benchmar
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import replace
 
 from . import kinds as K
@@ -76,6 +77,20 @@ def check_context(chk: Checker, models: dict, workloads: dict) -> None:
                         "longer context", "over-context", "warning")
 
 
+def check_api_input_price(chk: Checker, workloads: dict) -> None:
+    """A hosted API priced by its output tokens only prices the prompt at nothing: a located warning (a provider
+    charges for input tokens too, and prompts are often most of the tokens)."""
+    for w in workloads.values():
+        if w.alternative_of or not w.has("api.output_price") or w.has("api.input_price") \
+                or not w.get("input_tokens", 0):
+            continue
+        tokens, out = w.get("input_tokens"), w.get("output_tokens", 0)
+        chk.problem(w.values["api.output_price"], f"workloads.{w.id}.api", f"no input_price: the hosted API's "
+                    f"{tokens:,.0f} input tokens a request ({tokens / (tokens + out) * 100:.0f} % of its tokens) are "
+                    "priced at nothing; give the provider's price per input token (input_price: 0.30 USD/Mtoken), or "
+                    "0 USD/Mtoken if it charges none", "missing-input", "warning")
+
+
 def check_heads(chk: Checker, models: dict, workloads: dict) -> None:
     """Tensor parallelism splits the attention heads: a degree that does not divide the heads (nor the key/value
     heads, or is a multiple of them, which runtimes replicate) is a layout no runtime runs; a located warning."""
@@ -119,6 +134,21 @@ def suggest(name: str, options) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
+def stems(text: str) -> set[str]:
+    """The words of an id or a phrase, plural and adverb endings off: 'cost per month' {cost, per, month}."""
+    return {re.sub(r"(?:ly|s)$", "", w) for w in re.split(r"[\s_\-]+", text.lower()) if len(w) > 2}
+
+
+def suggest_quantity(name: str, options) -> str:
+    """The quantity sharing the most words with a phrase ('cost per month': monthly_cost, the shortest of those
+    with both words), else the closest spelling."""
+    words = stems(name)
+    scored = sorted((-len(words & stems(o)), len(o), o) for o in options if words & stems(o))
+    if len(words) > 1 and scored and -scored[0][0] >= 2:
+        return f"; did you mean '{scored[0][2]}'?"
+    return suggest(name, options)
+
+
 def compare_list(chk: Checker, node: Node | None, devices: dict) -> list[str]:
     if node is None:
         if len(devices) > S.MAX_COMPARED:
@@ -132,7 +162,8 @@ def compare_list(chk: Checker, node: Node | None, devices: dict) -> list[str]:
     out = []
     for v in vals.values():
         if v.value not in devices:
-            chk.problem(v, "compare", f"unknown device '{v.value}'{suggest(v.value, devices)}", "unknown-reference")
+            chk.problem(v, "compare", f"unknown device '{v.value}'{unknown_device(v.value, devices)}",
+                        "unknown-reference")
         elif v.value in out:
             chk.problem(v, "compare", f"'{v.value}' is listed twice", "duplicate-entry")
         else:
@@ -144,6 +175,18 @@ def compare_list(chk: Checker, node: Node | None, devices: dict) -> list[str]:
         chk.problem(node, "compare", "lists no device, so no workload is evaluated; name devices, or leave "
                     "'compare' out to evaluate every device", "nothing-compared", "warning")
     return out
+
+
+def unknown_device(name: str, devices: dict) -> str:
+    """What `compare` can name: this scenario's devices (a close spelling first); a catalog entry enters with
+    `from:` under devices."""
+    from .scenario import catalog
+    close = difflib.get_close_matches(name, list(devices), n=1, cutoff=0.7)
+    ids = list(devices)
+    listed = ", ".join(ids[:8]) + (f" and {len(ids) - 8} more" if len(ids) > 8 else "")
+    entry = (f"the catalog entry '{name}' enters with `from: {name}`" if name in catalog()[0] else
+             f"a catalog device enters with `from:`; `sizing catalog` lists them, and none is named '{name}'")
+    return (f"; did you mean '{close[0]}'?" if close else "") + f" (the scenario's devices: {listed}; {entry})"
 
 
 def check_benchmarks(chk: Checker, benches: list[Entity], devices: dict, workloads: dict) -> None:
@@ -177,8 +220,11 @@ def check_decision(chk: Checker, decision: Entity, workloads: dict, path: str = 
     known = {d.id for d in QUANTITIES if d.id not in NOT_RANKABLE and not d.id.startswith(CHECK_PREFIXES)}
     ids = {d.id for k in kinds for d in quantity_defs(k)}
     if obj.value not in known | set(K.OBJECTIVE_WORDS):
-        chk.problem(obj, f"{path}.objective", f"unknown quantity '{obj.value}'{suggest(obj.value, known)}",
-                    "unknown-quantity")
+        hint = suggest_quantity(obj.value, (known & ids) or known) or \
+            "; e.g. latency, cost or monthly_cost (`sizing evaluate` lists the quantities of each workload)"
+        what = f"'{obj.value}' is a check or a label, not a number to rank by" if obj.value in \
+            {d.id for d in QUANTITIES} else f"unknown quantity '{obj.value}'"
+        chk.problem(obj, f"{path}.objective", f"{what}{hint}", "unknown-quantity")
     elif kinds and not any(K.objective_id(obj.value, k) in ids for k in kinds):
         what = f"workload '{ref.value}'" if ref else "any workload of this scenario"
         chk.problem(obj, f"{path}.objective", f"'{obj.value}' is not computed for {what} "

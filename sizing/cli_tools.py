@@ -98,8 +98,8 @@ def calibrate(file: str, output: str | None, dry_run: bool) -> None:
 @click.option("--model", required=True, help="A catalog model, e.g. llama-3.1-70b (`sizing catalog`).")
 @click.option("--devices", required=True, help="Comma-separated catalog devices or short names, e.g. h100,mi300x.")
 @click.option("--peak", default="5/s", show_default=True, help="Peak requests per second (chat, embed).")
-@click.option("--precision", default="bf16", show_default=True, help="fp32, bf16, fp8, int8, int4 ...",
-              callback=precision_option)
+@click.option("--precision", help="fp32, bf16, fp8, int8, int4 ... (default: bf16, else the first of fp16, fp32 "
+              "every device has a rate at)", callback=precision_option)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output .yaml (default: KIND.yaml).")
 @click.option("--force", is_flag=True, help="Replace an existing file.")
 def init(kind: str, model: str, devices: str, peak: str, precision: str, output: str | None, force: bool) -> None:

@@ -59,7 +59,12 @@ def shown(qid: str, value: Any) -> str:
 def settings(r: Results) -> dict[str, str]:
     """What a scenario chooses rather than measures, as written: the compared devices and each decision's workload,
     objective, requirements and ranked options."""
-    out = {"compare": ", ".join(r.scenario.compare)}
+    out = {"compare": ", ".join(r.scenario.compare),
+           "workloads": ", ".join(w.id for w in r.scenario.workloads.values() if not w.alternative_of)}
+    for w in r.scenario.workloads.values():             # each alternative as written: 'precision fp8, batch 32'
+        for name in dict.fromkeys(k.split(".")[1] for k in w.values if k.startswith("alternatives.")):
+            out[f"workloads.{w.id}.alternatives.{name}"] = ", ".join(
+                f"{k.split('.', 2)[2]} {v.text}" for k, v in w.values.items() if k.startswith(f"alternatives.{name}."))
     for i, dec in enumerate(r.scenario.decisions):
         for field in ("workload", "objective", "require", "options"):
             listed = [v.text for k, v in sorted(dec.values.items()) if k == field or k.startswith(f"{field}[")]
@@ -87,8 +92,11 @@ def one_sided(a: Results, b: Results, did: str) -> bool:
 
 
 def uncompared(a: Results, b: Results, key: str) -> bool:
-    """An input of a device compared on one side only."""
+    """An input of a device compared on one side only, or of a workload (an alternative) on one side only: the
+    compare list's, the workload list's or the alternative's own change says it."""
     kind, _, rest = key.partition(".")
+    if kind == "workload":
+        return (rest.split(".")[0] in a.scenario.workloads) != (rest.split(".")[0] in b.scenario.workloads)
     return kind == "device" and one_sided(a, b, rest.split(".")[0])
 
 

@@ -78,7 +78,8 @@ CODES = {
     "unknown-model-type": "a config.json model type without a parameter formula (estimated)",
     "text-config-only": "a multimodal config.json: only its language model is counted",
     # evaluation
-    "missing-input": "a quantity left out for want of an input (no rate at the precision, no price ...)",
+    "missing-input": "a quantity left out, or priced at nothing, for want of an input (no rate at the precision, no "
+                     "price, a hosted API without its input price ...)",
     "nothing-swept": "no compared workload has the swept field",
     "nothing-compared": "`compare` lists no device: no workload is evaluated",
     "range-unused": "an uncertainty range on an input no compared workload reads (a warning)",

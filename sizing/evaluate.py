@@ -10,7 +10,8 @@ import numpy as np
 
 from . import alternatives
 from . import formulas as F
-from .binding import Binder, Input, derived, input_values, not_offered, pair_plan  # noqa: F401  (Input, derived: re-exported)
+# Input and derived are re-exported
+from .binding import Binder, Input, arithmetic, derived, input_values, not_offered, pair_plan  # noqa: F401
 from .errors import Problem
 from .formulas.graph import Planned, QuantityDef
 from . import kinds as K
@@ -267,7 +268,7 @@ def warnings(scn: Scenario, pairs: list[Pair], blanks: dict[str, Input]) -> list
             if (ent.id, x.d.warn) in seen:
                 continue
             seen.add((ent.id, x.d.warn))
-            msg = f"{x.d.warn} (workload {w.id} on {d.id})"
+            msg = f"{no_rate(w, d) if x.d.id == 'delivered_rate' else x.d.warn} (workload {w.id} on {d.id})"
             out.append(Problem(scn.file, ent.line, ent.col, f"{ent.kind}s.{ent.id}", msg, "warning",
                                code="missing-input"))
         if p.values.get("owned_fleet") is True and f"device.{d.id}.costs.electricity" in blanks \
@@ -276,6 +277,16 @@ def warnings(scn: Scenario, pairs: list[Pair], blanks: dict[str, Input]) -> list
             out.append(Problem(scn.file, d.line, d.col, f"devices.{d.id}", f"{UNPOWERED} (workload {w.id})",
                                "warning", code="missing-input"))
     return sorted(out)
+
+
+def no_rate(w, d) -> str:
+    """The device lacks a rate at the workload's precision: which, and the ones it has."""
+    has = list(dict.fromkeys(p.split(".")[1] for p in d.values if p.startswith(("compute.", "delivered."))))
+    given, computes = w.get("precision"), arithmetic(w.get("precision"), d)
+    named = given if given == computes else f"{computes} ({given} computes in it)"
+    return (f"the device has no rate at {named}: times and rates not computed" +
+            (f"; it has {', '.join(has)} (set the workload's precision, or an alternative's, to one of them)"
+             if has else ""))
 
 
 UNPOWERED = ("costed as bought, but no electricity price (costs.electricity): its power draw costs nothing in the "

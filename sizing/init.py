@@ -32,9 +32,24 @@ def rate(text: str) -> float:
     return float(m.group(1))
 
 
-def starter(kind: str, model: str, devices: list[str], peak: str = "5/s", precision: str = "bf16",
+def common_precision(entries: list) -> tuple[str, str]:
+    """The first of bf16, fp16, fp32 every device has a rate at (bf16 where none is common), and a note where it is
+    not bf16 or where some device lacks it."""
+    def has(e, p: str) -> bool:
+        return e.has(f"compute.{p}") or e.has(f"delivered.{p}") or (p == "fp32" and e.has("cpu.cores"))
+    for p in ("bf16", "fp16", "fp32"):
+        if all(has(e, p) for e in entries):
+            lacking = [e.id for e in entries if not has(e, "bf16")]
+            return p, (f"precision {p}: {', '.join(lacking)} has no bf16 rate, and {p} is the first precision every "
+                       f"device has one at (--precision to choose)" if p != "bf16" else "")
+    lacking = [e.id for e in entries if not has(e, "bf16")]
+    return "bf16", f"precision bf16: {', '.join(lacking)} has no bf16 rate and no precision is common to every device"
+
+
+def starter(kind: str, model: str, devices: list[str], peak: str = "5/s", precision: str | None = None,
             name: str = "starter", when: str | None = None) -> tuple[str, list[str]]:
-    """The scenario text and the notes to print (which catalog entry each short device name took)."""
+    """The scenario text and the notes to print (which catalog entry each short device name took, the precision
+    chosen when none is given)."""
     cat_devices, cat_models, _ = catalog()
     if model not in cat_models:
         import difflib
@@ -44,6 +59,9 @@ def starter(kind: str, model: str, devices: list[str], peak: str = "5/s", precis
         raise InitError(f"no catalog model '{model}'" + (f"; did you mean {', '.join(close)}?" if close else "")
                         + "; `sizing catalog` lists them")
     picked = [device_id(t, cat_devices) for t in devices]
+    chosen = ""
+    if precision is None:
+        precision, chosen = common_precision([cat_devices[cat_id] for cat_id, _ in picked])
     ids = [re.sub(r"[^a-z0-9-]", "-", t.lower()) for t in devices]
     lines = ["sizing: 1                     # the language version",
              f"name: {name}                  # an id for the outputs",
@@ -62,7 +80,7 @@ def starter(kind: str, model: str, devices: list[str], peak: str = "5/s", precis
                                                          peak=f"{rate(peak):g}").splitlines()
     lines += ["", f"compare: [{', '.join(ids)}]   # the devices every workload is evaluated on",
               "decision:                     # how the options are ranked", *DECISIONS[kind].splitlines()]
-    return "\n".join(lines) + "\n", [note for _, note in picked if note]
+    return "\n".join(lines) + "\n", [note for _, note in picked if note] + ([chosen] if chosen else [])
 
 
 TITLES = {"chat": "Serving {model}: which device, how many?",

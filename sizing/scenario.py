@@ -12,8 +12,9 @@ from . import schema as S
 from .errors import Problem
 from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text, read_file
-from .checks import (check_benchmarks, check_context, check_currency, check_decision, check_heads, check_pairs,
-                     check_parallel, check_sweep_size, check_traffic, compare_list, explain_foreign_keys, suggest)
+from .checks import (check_api_input_price, check_benchmarks, check_context, check_currency, check_decision,
+                     check_heads, check_pairs, check_parallel, check_sweep_size, check_traffic, compare_list,
+                     explain_foreign_keys, suggest)
 from .schema import Checker, Entity, Field, Scenario, Value
 from .entries import catalog, default_value, fill_defaults, named_file, resolve_from
 from .uncertainty.language import uncertainty_of
@@ -69,7 +70,8 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
             if v is not None:
                 meta[key.text] = v
     chk.require(root, S.TOP_FIELDS, "")
-    if "status" in meta and meta["status"].value == "final" and not ("owner" in meta and str(meta["owner"].value).strip()):
+    if "status" in meta and meta["status"].value == "final" and not ("owner" in meta
+                                                                     and str(meta["owner"].value).strip()):
         chk.problem(meta["status"], "status", "a final decision needs an owner to sign it: add 'owner: <who owns the "
                     "decision>' or set status: review", "final-needs-owner")
     chk.currency = meta["currency"].value if "currency" in meta else "USD"
@@ -109,6 +111,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
         model_defaults(m, file)
     check_context(chk, models, workloads)
     check_heads(chk, models, workloads)
+    check_api_input_price(chk, workloads)
     scn = Scenario(file, data, meta, devices, models, workloads, compare, sweep, decisions, benches, used, ranges)
     return scn, chk.problems
 

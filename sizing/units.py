@@ -266,11 +266,23 @@ def parse_quantity(text: str, kind: str) -> float:
     value, unit_text = split_quantity(text, spec.like)
     if not unit_text:
         raise UnitError(f"expected {spec.like}, got '{text}' (a number without a unit)", "unit-missing")
-    unit = _parse_unit(unit_text, text, f"; write e.g. '{spec.example}'")
+    unit = _parse_unit(unit_text, text, f"; write e.g. '{spec.example}'") if not unit_text.strip().startswith("/") \
+        or kind != "request_rate" else _per_time(unit_text, text, spec.example)
     if unit.dimensionality != _kind_dims(kind):
         raise UnitError(f"expected {spec.like}, got '{text}' ({_described(unit.dimensionality)})",
                         "unit-dimension")
     return _si_magnitude(value, unit, text)
+
+
+def _per_time(unit_text: str, text: str, example: str):
+    """'5/s', '300 /min': requests per that time, as `init --peak` takes them; anything else read as written."""
+    try:
+        unit = _parse_unit("request" + unit_text.strip(), text, "")
+        if unit.dimensionality == _kind_dims("request_rate"):
+            return unit
+    except UnitError:
+        pass
+    return _parse_unit(unit_text, text, f"; write e.g. '{example}'")
 
 
 def parse_fraction(text: str) -> float:

@@ -132,6 +132,36 @@ def test_init_names_close_models_and_writes_only_yaml(tmp_path):
     assert not (tmp_path / "w.txt").exists()
 
 
+def test_init_takes_a_precision_every_device_has_and_the_warning_names_the_missing_one(tmp_path):
+    """`init embed --devices xeon,l4,t4` wrote bf16, which the T4 has no rate at: its times were 'n/a' with a warning
+    naming neither the precision nor the ones the device has (a new user's first scenario)."""
+    from click.testing import CliRunner
+
+    from sizing.cli import main
+    from sizing.evaluate import evaluate
+    from sizing.scenario import load_scenario
+
+    def init(devices: str, *more: str) -> tuple[str, str]:
+        out = tmp_path / f"{devices.replace(',', '-')}{len(more)}.yaml"
+        got = CliRunner().invoke(main, ["init", "embed", "--model", "bert-base-uncased", "--devices", devices, "-o",
+                                        str(out), *more])
+        assert got.exit_code == 0, got.output
+        return out.read_text(), got.output
+    text, said = init("xeon-platinum-8480,l4,t4")
+    assert "    precision: fp32 " in text and ("precision fp32: nvidia-t4 has no bf16 rate, and fp32 is the first "
+                                              "precision every device has one at (--precision to choose)") in said
+    text, said = init("h100,l4")
+    assert "    precision: bf16 " in text and "no bf16 rate" not in said
+    text, said = init("l4,t4")
+    assert "    precision: fp16 " in text and "precision fp16: nvidia-t4 has no bf16 rate" in said
+    text, said = init("l4,t4", "--precision", "bf16")                  # as asked: the T4 then warns which it has
+    assert "    precision: bf16 " in text and "no bf16 rate" not in said
+    scn, _ = load_scenario(tmp_path / "l4-t42.yaml")
+    assert [p.message for p in evaluate(scn).problems if "no rate" in p.message] == [
+        "the device has no rate at bf16: times and rates not computed; it has fp32, fp16, int8, int4 (set the "
+        "workload's precision, or an alternative's, to one of them) (workload embed on t4)"]
+
+
 def test_the_listing_aligns_every_id_and_wraps_each_entry_under_its_own_column():
     """The longest device id pushed its figures out of the column, lines ran to 200 characters on an 80-column
     terminal, and a wrap could split '300 GB/s'; model sizes read '2.271e+07 parameters'."""

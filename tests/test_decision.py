@@ -50,7 +50,9 @@ def test_a_device_without_a_rate_at_the_precision_is_never_recommended():
     r = evaluate(scn)
     a100 = r.pair("chat", "small").values
     assert "step_time" not in a100 and "ttft" not in a100 and "cost_per_million_tokens" not in a100
-    assert any("no rate at this precision" in p.message for p in r.problems)
+    assert ("the device has no rate at fp8: times and rates not computed; it has fp32, tf32, bf16, fp16, int8 (set "
+            "the workload's precision, or an alternative's, to one of them) (workload chat on small)") in [
+        p.message for p in r.problems]
     assert r.decision.recommendation == "big"
     small = next(o for o in r.decision.options if o.device == "small")
     assert small.value is None and Failure("computable", "chat", "cost_per_million_tokens") in small.failures
@@ -78,7 +80,10 @@ def test_the_objective_must_be_a_number_the_workload_computes():
     from helpers import problems_of
     base = TWO.replace("qwen2.5-32b, precision: bf16", "llama-3.1-8b, precision: bf16")
     assert problems_of(base + "decision: {objective: bound}\n")[0] == (
-        "s.yaml:9:23: error: decision.objective: unknown quantity 'bound'")
+        "s.yaml:9:23: error: decision.objective: 'bound' is a check or a label, not a number to rank by; e.g. "
+        "latency, cost or monthly_cost (`sizing evaluate` lists the quantities of each workload)")
+    assert problems_of(base + "decision: {objective: cost per month}\n")[0] == (      # words, not spelling
+        "s.yaml:9:23: error: decision.objective: unknown quantity 'cost per month'; did you mean 'monthly_cost'?")
     embed = base + "  embed: {kind: forward, parameters: 1e8, tokens: 16}\n"
     assert problems_of(embed + "decision: {workload: embed, objective: cost_per_million_tokens}\n")[0] == (
         "s.yaml:10:40: error: decision.objective: 'cost_per_million_tokens' is not computed for workload 'embed' "
@@ -262,3 +267,15 @@ def test_the_hosted_api_meets_the_targets_only_at_its_stated_service_level(state
         assert api.failures == (Failure("meets_targets", "chat", "api_meets_targets"),)
         assert verdict(r, r.decision, api) == why
         assert r.decision.recommendation != "api"
+
+
+def test_an_api_without_an_input_price_is_warned_about_where_its_price_is():
+    """A hosted API priced by output tokens only counted the prompt as free, silently (a new user's 2,000-token
+    prompts were 87 % of the tokens)."""
+    from helpers import problems_of
+    text = SERVICE.replace(", input_price: 0.05 USD/Mtoken", "")
+    assert [p for p in problems_of(text) if "input_price" in p] == [
+        "s.yaml:15:25: warning: workloads.chat.api: no input_price: the hosted API's 1,000 input tokens a request "
+        "(77 % of its tokens) are priced at nothing; give the provider's price per input token (input_price: 0.30 "
+        "USD/Mtoken), or 0 USD/Mtoken if it charges none"]
+    assert not [p for p in problems_of(SERVICE) if "input_price" in p]

@@ -111,3 +111,18 @@ def test_an_input_an_alternative_follows_is_listed_once(tmp_path):
     out = json.loads(sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--format", "json").stdout)
     assert [c["what"] for c in out["inputs"]] == ["workloads.chat.batch"]
     assert any(c["what"].startswith("chat-bf16/") for c in out["figures"])           # its figures move all the same
+
+
+def test_an_alternative_added_is_one_line_as_written_not_its_derived_inputs(tmp_path):
+    """Adding `alternatives: {fp8: {precision: fp8}}` listed 'workloads.chat-fp8.bytes_per_value absent fp8' (an
+    internal input of the derived workload); it is the alternative as written, and its figures still show."""
+    text = (ROOT / "scenarios" / "capacity-chat-8b.yaml").read_text()
+    (tmp_path / "a.yaml").write_text(text)
+    (tmp_path / "b.yaml").write_text(text.replace("    batch: 32\n", "    batch: 32\n    alternatives:\n"
+                                                  "      fp8: {precision: fp8, batch: 48}\n"))
+    out = json.loads(sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--format", "json").stdout)
+    inputs = [(c["what"], c["before_text"], c["after_text"]) for c in out["inputs"]]
+    assert inputs[0] == ("workloads.chat.alternatives.fp8", "absent", "precision fp8, batch 48")
+    assert not any("chat-fp8" in what or "bytes_per_value" in what for what, _, _ in inputs)
+    assert all(what.startswith(("workloads.chat.alternatives.", "devices.")) for what, _, _ in inputs)
+    assert any(c["what"] == "chat-fp8/h100/step_time" and c["before"] is None for c in out["figures"])

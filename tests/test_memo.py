@@ -326,3 +326,69 @@ def test_the_technical_table_says_its_fleet_for_on_demand_is_the_billed_average(
             "(the options table gives those at the peak).") in note
     pretrain = results("pretrain-deadline")
     assert "billed on average" not in comparison(pretrain, pretrain.decision)[1]        # nothing rented on demand
+
+
+def test_an_api_whose_response_times_are_not_stated_is_not_called_slow():
+    """A hosted API without its provider's ttft_p95 / per_token_p95 fails the targets because nothing shows it meets
+    them; page one and the options table said it 'answers too slowly' (a new user's first report)."""
+    from sizing.evaluate import evaluate
+    from sizing.narrative import why
+    from sizing.narrative.memo import reason
+    from sizing.render.report.memo import meets
+    from sizing.render.table import render
+
+    text = (ROOT / "scenarios" / "capacity-chat-8b.yaml").read_text()
+    for given, words, verdict in (
+            (", ttft_p95: 800 ms, per_token_p95: 35 ms", "has no stated response times to check against the targets "
+             "(its provider's service level, under api:)", "no: response times not stated"),
+            (", ttft_p95: 800 ms, per_token_p95: 60 ms", "answers too slowly for the response-time targets",
+             "no: too slow for the targets")):
+        changed = text.replace(", ttft_p95: 800 ms, per_token_p95: 35 ms", "" if "35" in given else given)
+        scn, problems = load_scenario_bytes(changed.encode(), "s.yaml")
+        assert scn is not None, problems
+        r = evaluate(scn)
+        api = r.decision.option("api")
+        assert not api.passes and api.value < r.decision.best.value         # the cheapest, excluded
+        assert reason(r, r.decision, why(r, r.decision)[0]).startswith(
+            f"The option with the lowest monthly cost, the hosted API, {words}; ")
+        assert meets(r, r.decision, api) == verdict
+        terminal = render(r, None)
+        assert ("fails meets_targets (chat): the provider's ttft_p95 and per_token_p95 not stated (add under api:)"
+                in terminal) == ("not stated" in verdict)
+
+
+TIE = """\
+sizing: 1
+name: tie
+devices:
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}
+workloads:
+  chat:
+    kind: generate
+    model: llama-3.1-8b
+    batch: 32
+    input_tokens: 1000
+    output_tokens: 300
+    traffic: {peak: 40 request/s}
+    alternatives:
+      again: {batch: 32}
+decision: {workload: chat, objective: monthly_cost}
+"""
+
+
+def test_a_tie_is_called_one_and_one_device_is_named_once():
+    """Two options of one cost read 'the recommendation costs $0/month less (1.00x) ... the lead grows to 1.00x ...
+    a close call'; two options on one device named it twice at the same speed (a new user's alternatives)."""
+    from sizing.evaluate import evaluate
+    tie, _ = load_scenario_bytes(TIE.encode(), "tie.yaml")
+    r = evaluate(tie)
+    first, second = r.decision.options[:2]
+    assert (first.id, second.id) == ("h100 busy hours", "h100 again busy hours") and first.value == second.value
+    assert margin_words(r, r.decision) == (
+        f"H100 SXM5 80GB (again) rented on demand as traffic needs at ${second.value:,.0f}/month, the same monthly "
+        "cost: a tie (ranked in the order the options are listed); choose between them on what these figures leave "
+        "out.")
+    wider, _ = load_scenario_bytes(TIE.replace("      again: {batch: 32}", "      b64: {batch: 64}").encode(),
+                                   "tie.yaml")
+    words = margin_words(evaluate(wider), evaluate(wider).decision)
+    assert "(both on NVIDIA H100 SXM5 80GB, at " in words and words.count("NVIDIA H100 SXM5 80GB") == 1

@@ -630,8 +630,9 @@ def test_a_decision_nothing_computes_says_so_on_page_one_and_in_the_terminal():
     r = evaluate(scn)
     assert r.decisions == ()
     assert undecided(r) == ("Nothing is ranked: no workload computes monthly_cost, the objective (the device has no "
-                            "rate at this precision: times and rates not computed (workload chat on acc)). The figures "
-                            "that are computed follow, option by option; the warnings at the end say what is missing.")
+                            "rate at fp8: times and rates not computed; it has bf16 (set the workload's precision, or "
+                            "an alternative's, to one of them) (workload chat on acc)). The figures that are computed "
+                            "follow, option by option; the warnings at the end say what is missing.")
     assert "decision: none: no workload computes monthly_cost (the objective); the warnings say what is missing" in \
         render(r, 200)
     scn, _ = load_scenario_bytes(text.encode(), "n.yaml")

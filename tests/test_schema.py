@@ -87,11 +87,19 @@ def test_base_is_clean_but_for_warnings():
      "s.yaml:2:7: error: name: expected an id of lower-case letters, digits, '.', '_' and '-', got 'T t'"),
     ("sizing: 1", "sizing: 2", "s.yaml:1:9: error: sizing: expected one of 1, got '2'"),
     ("name: t", "name: t\ncompare: [gpu, tpu]",
-     "s.yaml:3:16: error: compare: unknown device 'tpu'; did you mean 'gpu'?"),
+     "s.yaml:3:16: error: compare: unknown device 'tpu' (the scenario's devices: gpu; a catalog device enters with "
+     "`from:`; `sizing catalog` lists them, and none is named 'tpu')"),
+    ("name: t", "name: t\ncompare: [gpu, nvidia-l4]",
+     "s.yaml:3:16: error: compare: unknown device 'nvidia-l4' (the scenario's devices: gpu; the catalog entry "
+     "'nvidia-l4' enters with `from: nvidia-l4`)"),
+    ("name: t", "name: t\ncompare: [gpus]",
+     "s.yaml:3:11: error: compare: unknown device 'gpus'; did you mean 'gpu'? (the scenario's devices: gpu; a catalog "
+     "device enters with `from:`; `sizing catalog` lists them, and none is named 'gpus')"),
     ("name: t", "name: t\nsweep: {batch: [1, 0]}",
      "s.yaml:3:20: error: sweep.batch[1]: must be greater than zero, got '0'"),
     ("name: t", "name: t\ndecision: {objective: wibble}",
-     "s.yaml:3:23: error: decision.objective: unknown quantity 'wibble'"),
+     "s.yaml:3:23: error: decision.objective: unknown quantity 'wibble'; e.g. latency, cost or monthly_cost "
+     "(`sizing evaluate` lists the quantities of each workload)"),
     ("name: t", "name: t\ndecision: {require: [fits_memroy]}",
      "s.yaml:3:22: error: decision.require[0]: unknown requirement 'fits_memroy'; expected one of: "
      "fits_memory, fits, meets_targets, cloud, on-prem, edge"),

@@ -55,6 +55,11 @@ from sizing.units import (KINDS, UnitError, kind_of, parse_fraction, parse_numbe
     ("20 request/s", "request_rate", 20.0),
     ("20 queries/s", "request_rate", 20.0),
     ("1200 req/min", "request_rate", 20.0),
+    ("20/s", "request_rate", 20.0),             # requests per second, as `init --peak 20/s` takes it
+    ("20 /s", "request_rate", 20.0),
+    ("1200 /min", "request_rate", 20.0),
+    ("20 rps", "request_rate", 20.0),
+    ("20 qps", "request_rate", 20.0),
     ("1500 token/s", "token_rate", 1500.0),
     ("1.5e3 tokens/s", "token_rate", 1500.0),
     ("-2 GB", "memory", -2e9),  # signs are the schema's business
@@ -102,6 +107,8 @@ def test_decimal_and_binary_prefixes_differ():
     ("2 TB/sec2", "bandwidth",
      "cannot read the unit 'TB/sec2' in '2 TB/sec2'; write e.g. '2 TB/s'"),
     ("3 pi", "memory", "unknown unit 'pi' in '3 pi'; write e.g. '80 GB'"),
+    ("20 /GB", "request_rate", "cannot read the unit '/GB' in '20 /GB'; write e.g. '20 request/s'"),
+    ("20/s", "token_rate", "cannot read the unit '/s' in '20/s'; write e.g. '1500 token/s'"),
     ("TB/s", "bandwidth", "expected a bandwidth like '2 TB/s', got 'TB/s'"),
     ("nan GB", "memory", "'nan' in 'nan GB' is not a finite number"),
     ("inf GB", "memory", "'inf' in 'inf GB' is not a finite number"),

@@ -132,7 +132,9 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
     best, second = dec.best, runner_up(dec)
     said = []
     for o in (best, second):
-        if o.id in speeds:
+        if o is second and o.device == best.device and o.id in speeds and best.id in speeds:
+            said = [f"both on {device_name(r, o.device)}, at {speeds[o.id]:.3f}x the predicted speed"]
+        elif o.id in speeds:
             said.append(f"{device_name(r, o.device)} at {speeds[o.id]:.3f}x" + ("" if said else " the predicted speed"))
         else:
             said.append("the hosted API at its price" if o.variant == "api" else
@@ -147,6 +149,7 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
     verdict = ("the runner-up would be the one that qualifies" if lead == 0 else
                "the recommendation would be the only one that qualifies" if math.isinf(lead) else
                f"the runner-up would be cheaper, by {1 / lead:.2f}x" if lead < 1 else
+               f"the lead stays {lead:.2f}x" if f"{lead:.2f}" == f"{margin(dec):.2f}" else
                f"the lead {'shrinks' if lead < margin(dec) else 'grows'} to {lead:.2f}x")
     train = kind_of(pair_of(r, dec, best)) == "train"
     needs = "the time that speed takes" if train else "the replicas that speed needs"

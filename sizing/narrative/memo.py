@@ -213,6 +213,10 @@ def margin_words(r: Results, dec: Decision) -> str:
     word = "less" if money else ("higher" if dec.maximise else "lower")
     subject = "recommendation costs" if money else "recommendation is"
     what = human(gap, unit, d.display if d else None)
+    if human(second.value, unit, d.display if d else None) == human(best.value, unit, d.display if d else None):
+        return (f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}, the same "
+                f"{objective_words(dec)}: a tie (ranked in the order the options are listed); choose between them "
+                "on what these figures leave out.")
     factor = "" if math.isinf(lead) else (f" ({lead:.2f}x the runner-up's)" if dec.maximise else
                                           f" (the runner-up costs {lead:.2f}x as much)" if money else
                                           f" (the runner-up's figure is {lead:.2f}x as high)")
@@ -235,7 +239,9 @@ def margin_words(r: Results, dec: Decision) -> str:
 FAILED = {"deployment": "cannot be had where it must run", "budget": "is over the budget",
           "does not fit": "cannot hold the model and its working memory",
           "no rate at this precision": "cannot run at this precision",
-          "latency target": "answers too slowly for the response-time targets"}
+          "latency target": "answers too slowly for the response-time targets",
+          "latency not stated": "has no stated response times to check against the targets (its provider's service "
+                                "level, under api:)"}
 
 
 def reason(r: Results, dec: Decision, tag: str) -> str:

@@ -74,11 +74,17 @@ def api_words(r: Results, p: Pair) -> str:
            f"{show(p, 'api_cost_per_million_tokens')} with the input tokens' price counted in"
 
 
+def api_unstated(r: Results, p: Pair) -> list[str]:
+    """The provider's latency figures a target needs that its `api:` block leaves out."""
+    w = f"workload.{p.workload}"
+    return [k for k in ("ttft_p95", "per_token_p95") if f"{w}.targets.{k}" in r.inputs and f"{w}.api.{k}" not in
+            r.inputs]
+
+
 def api_target_words(r: Results, p: Pair) -> str:
     """Why the hosted API is not shown to meet the latency targets: a figure missing, or over its target."""
     w = f"workload.{p.workload}"
-    missing = [k for k, t in (("ttft_p95", "ttft_p95"), ("per_token_p95", "per_token_p95"))
-               if f"{w}.targets.{t}" in r.inputs and f"{w}.api.{k}" not in r.inputs]
+    missing = api_unstated(r, p)
     if missing:
         return (f"is not shown to meet the latency targets: the provider's stated {' and '.join(missing)} (its "
                 f"service level) is not given; add it under api: to check it")

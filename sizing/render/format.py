@@ -31,7 +31,7 @@ FIXED: dict[str, tuple[str, float]] = {
 # Displays kept whatever the value's size: a device-hours figure reads as hours even when it is weeks long.
 PINNED: dict[str, tuple[str, float]] = {"device-h": ("device-hours", 3600.0)}
 TEXT_UNITS = {"": "", "token": "tokens", "FLOP/byte": "FLOP/byte", "USD/Mtoken": "$/M output tokens", "USD": "$",
-              "USD/month": "$/month", "token/s": "tokens/s", "request/s": "requests/s"}
+              "USD/month": "$/month", "USD/request": "$/request", "token/s": "tokens/s", "request/s": "requests/s"}
 
 
 def scale_for(value: float, unit: str) -> tuple[str, float]:
@@ -86,6 +86,8 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4, ce
         name, factor = TEXT_UNITS.get(unit, unit), 1.0
     text = number(value / factor, digits)
     if name.startswith("$"):
+        if "e" in text:                             # $0.00006, never $6.000e-05
+            text = f"{value / factor:.{digits - 1 - math.floor(math.log10(abs(value / factor)))}f}".rstrip("0")
         if cents and 1 <= abs(value / factor) < 1000:
             text = f"{value / factor:,.2f}"         # cents, as on a price list
         elif abs(value / factor) < 1000 and 0 < len(text.partition(".")[2]) < 2:

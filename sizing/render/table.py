@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from .. import alternatives, currency
 from .. import formulas as F
+from ..decide import pair_of
 from ..evaluate import Results, SweepResult
 from ..narrative import crossover_words
+from ..narrative.money import api_unstated
 from .format import human
 
 SWEEP_ROWS = 20          # a long sweep is shown at evenly spaced points; the JSON has them all
@@ -160,6 +162,8 @@ def render(r: Results, width: int | None = None) -> str:
         lines.append(f"decision: {d.objective} on {d.workload}" + (f" (budget: {budget})" if budget else ""))
         for o in d.options:
             why = "; ".join(f"fails {f.requirement} ({f.workload})" for f in o.failures)
+            if o.variant == "api" and o.failures and (unstated := api_unstated(r, pair_of(r, d, o))):
+                why += f": the provider's {' and '.join(unstated)} not stated (add under api:)"
             fit = alternatives.fit_for(r.scenario.workloads, o.workload, o.device)
             if any(f.memory for f in o.failures) and fit is not None:
                 why += f"; {fit.get(f'devices.{o.device}')} devices ranked as '{o.device} {alternatives.FIT}'"

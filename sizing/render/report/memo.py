@@ -7,7 +7,7 @@ from datetime import date
 
 from ...decide import pair_of
 from ...evaluate import Results
-from ...narrative import failure_tag, objective_words, rate, show, value_words
+from ...narrative import objective_words, option_tag, rate, show, value_words
 from ...narrative.memo import Money, money_of, option_words, risks
 from ...results import Decision, Option
 from ... import currency
@@ -16,7 +16,8 @@ from .context import Table
 
 SHORT_FAILURE = {"deployment": "not available where it must run", "budget": "over the budget",
                  "does not fit": "does not fit in memory", "no rate at this precision": "no rate at this precision",
-                 "latency target": "too slow for the targets"}
+                 "latency target": "too slow for the targets",
+                 "latency not stated": "response times not stated"}
 SIGNERS = (("Prepared by (owner)", "owner"), ("Reviewed by", "reviewer"), ("Approved by", "approver"))
 
 
@@ -85,8 +86,8 @@ def show_unit(r: Results, dec: Decision, o: Option, m: Money) -> str:
     return show(pair_of(r, dec, o), m.per_unit_qid) if m.per_unit_qid else "–"
 
 
-def meets(o: Option) -> str:
-    return "yes" if o.passes else f"no: {SHORT_FAILURE.get(failure_tag(o.failures), 'fails a requirement')}"
+def meets(r: Results, dec: Decision, o: Option) -> str:
+    return "yes" if o.passes else f"no: {SHORT_FAILURE.get(option_tag(r, dec, o), 'fails a requirement')}"
 
 
 def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
@@ -101,7 +102,7 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
     names = [f"{option_words(r, o, short=True).removesuffix(', on demand')}\n{basis_text(r, dec, o, m)}"
              for o, m in zip(dec.options, ms)]
     devices = count_column([peak_devices(r, dec, o, m) for o, m in zip(dec.options, ms)])
-    verdicts = [meets(o) for o in dec.options]
+    verdicts = [meets(r, dec, o) for o in dec.options]
     risk = ["; ".join(risks(r, dec, o, today, detail=False)) or "–" for o in dec.options]
     if kind == "serving":
         total = money_column([m.total for m in ms])
