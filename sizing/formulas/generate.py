@@ -195,8 +195,9 @@ def gen_intensity(q):
     return q.step_flops / q.step_bytes
 
 
-@quantity("generate", "attainable_rate", "FLOP/s", "roofline of the decode step: min(peak, bandwidth × intensity)",
-          display="TFLOP/s", label="Attainable rate (roofline)")
+@quantity("generate", "attainable_rate", "FLOP/s",
+          "roofline of the decode step at the datasheet peaks: min(peak, bandwidth × intensity) (the step's times use "
+          "the delivered rates)", display="TFLOP/s", label="Attainable rate at the peaks (roofline)")
 def gen_attainable(q):
     return minimum(q.peak_rate, q.memory_bandwidth * q.intensity)
 

@@ -31,7 +31,8 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "how an option is paid for: bought (capital plus running costs), rented by the hour all month, rented on "
      "demand only for the hours traffic needs, or paid per token to a hosted API"),
     ("decode", r"decod\w+",
-     "generating the answer one token at a time, each step reading the whole model from memory"),
+     "generating the answer one token at a time, each step reading the model's weights from memory (for a mixture "
+     "of experts, the shared layers and the experts its tokens are routed to)"),
     ("efficiency", r"efficiency|efficiencies",
      "the share of a device's datasheet peak that real software reaches; sizing's defaults come from published "
      "measurements (see how far to trust the estimates, in the method)"),

@@ -16,12 +16,13 @@ SCALES: dict[str, list[tuple[str, float]]] = {
     "FLOP": [("PFLOP", 1e15), ("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6), ("FLOP", 1.0)],
     "FLOP/s": [("PFLOP/s", 1e15), ("TFLOP/s", 1e12), ("GFLOP/s", 1e9), ("MFLOP/s", 1e6), ("FLOP/s", 1.0)],
     "byte/token": [("MB/token", 1e6), ("kB/token", 1e3), ("B/token", 1.0)],
+    "s/token": [("s/token", 1.0), ("ms/token", 1e-3), ("µs/token", 1e-6), ("ns/token", 1e-9)],
     "USD/s": [("$/hour", 1 / 3600)],
     "USD/token": [("$/M output tokens", 1e-6)],
     "1/s": [("GHz", 1e9), ("MHz", 1e6), ("Hz", 1.0)],
 }
 FIXED: dict[str, tuple[str, float]] = {
-    "ms": ("ms", 1e-3), "us": ("µs", 1e-6), "s": ("s", 1.0), "h": ("h", 3600.0), "GB": ("GB", 1e9),
+    "ms": ("ms", 1e-3), "us": ("µs", 1e-6), "us/token": ("µs/token", 1e-6), "s": ("s", 1.0), "h": ("h", 3600.0), "GB": ("GB", 1e9),
     "MB": ("MB", 1e6), "kB/token": ("kB/token", 1e3), "TFLOP/s": ("TFLOP/s", 1e12),
     "GFLOP/s": ("GFLOP/s", 1e9), "GFLOP": ("GFLOP", 1e9), "TFLOP": ("TFLOP", 1e12), "PFLOP": ("PFLOP", 1e15),
     "token/s": ("tokens/s", 1.0), "request/s": ("requests/s", 1.0), "USD/Mtoken": ("$/M output tokens", 1.0),
