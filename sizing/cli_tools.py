@@ -135,7 +135,9 @@ def init(kind: str, model: str, devices: str, peak: str, precision: str, output:
 @click.argument("second", type=click.Path(dir_okay=False), required=False)
 @click.option("--git", "rev", help="Compare FIRST as it was at this git revision (e.g. HEAD~1) with FIRST now.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-def diff(first: str, second: str | None, rev: str | None, fmt: str) -> None:
+@click.option("--width", type=click.IntRange(0), help="Fit the tables to this many columns (default: the terminal's "
+              "width when printing to one, else no limit; 0: no limit).")
+def diff(first: str, second: str | None, rev: str | None, fmt: str, width: int | None) -> None:
     """Compare two versions of a scenario: the inputs that changed and their effect on every headline figure and
     on each decision (FIRST SECOND, or FIRST --git REV)."""
     from .diff import as_json, as_text, diff as compare
@@ -164,7 +166,11 @@ def diff(first: str, second: str | None, rev: str | None, fmt: str) -> None:
         before, new = evaluate_or_exit(first), evaluate_or_exit(second)
         names = (first, second)
     d = compare(before, new)
-    click.echo(as_json(d, *names) if fmt == "json" else as_text(d, *names), nl=False)
+    if width is None and sys.stdout.isatty():
+        import shutil
+
+        width = shutil.get_terminal_size().columns
+    click.echo(as_json(d, *names) if fmt == "json" else as_text(d, *names, width or None), nl=False)
 
 
 def today() -> str:

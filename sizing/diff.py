@@ -100,6 +100,22 @@ def uncompared(a: Results, b: Results, key: str) -> bool:
     return kind == "device" and one_sided(a, b, rest.split(".")[0])
 
 
+def newly_read(a: Results, b: Results, key: str) -> bool:
+    """A device's figure one side reads and the other does not, unchanged: the same in both sides' device (a catalog
+    rate at a precision only one side uses), or a family default (the 8-bit efficiency an FP8 alternative brings)."""
+    kind, _, rest = key.partition(".")
+    if kind != "device" or (key in a.inputs) == (key in b.inputs):
+        return False
+    did, _, path = rest.partition(".")
+    reads, other = (a, b) if key in a.inputs else (b, a)
+    v, ent = reads.inputs[key].value, other.scenario.devices.get(did)
+    if ent is None:
+        return False
+    mine = reads.scenario.devices[did].values.get(path)
+    same = mine is not None and ent.values.get(path) is not None and not differs(mine.value, ent.values[path].value)
+    return same or (mine is None and v.source.startswith("default"))
+
+
 def unwidened(r: Results, wid: str, did: str) -> bool:
     """The automatic `fit` alternative on a device it does not widen: the workload's own pair again."""
     from . import alternatives
@@ -121,7 +137,8 @@ def diff(a: Results, b: Results) -> Diff:
     for key in list(dict.fromkeys([*a.inputs, *b.inputs])):
         va, vb = a.inputs.get(key), b.inputs.get(key)
         x, y = (va.value.value if va else None), (vb.value.value if vb else None)
-        if uncompared(a, b, key) or (key in a.inputs and followed(a, key)) or (key in b.inputs and followed(b, key)):
+        if uncompared(a, b, key) or newly_read(a, b, key) or (key in a.inputs and followed(a, key)) \
+                or (key in b.inputs and followed(b, key)):
             continue
         if differs(x, y):
             inputs.append(Change(path_of(key), x, y, va.value.text if va else "absent",
@@ -157,26 +174,28 @@ def diff(a: Results, b: Results) -> Diff:
     return Diff(tuple(inputs), tuple(figures), tuple(decisions))
 
 
-def as_text(d: Diff, first: str, second: str) -> str:
-    from .render.table import table
+def as_text(d: Diff, first: str, second: str, width: int | None = None) -> str:
+    """The changes as tables (paged to `width`, a terminal's columns, where given)."""
+    from .render.table import table, wrapped
 
-    lines = [f"{first} -> {second}"]
+    lines = wrapped(f"{first} -> {second}", width)
     if not (d.inputs or d.figures or d.decisions):
-        return lines[0] + "\n  no input, figure or decision differs\n"
+        return "\n".join(lines) + "\n  no input, figure or decision differs\n"
     if d.inputs:
         lines += ["", f"inputs ({len(d.inputs)} changed):",
                   *("  " + ln for ln in table([["input", "before", "after"],
-                                               *([c.what, c.before_text, c.after_text] for c in d.inputs)]))]
+                                               *([c.what, c.before_text, c.after_text] for c in d.inputs)],
+                                              width and width - 2))]
     if d.figures:
         rows = [["workload / device", "figure", "before", "after", "change"]]
         for c in d.figures:
             wid, did, qid = c.what.split("/")
             rows.append([f"{wid} / {did}", qid, c.before_text, c.after_text, change(c.before, c.after)])
-        lines += ["", f"figures ({len(d.figures)} changed):", *("  " + ln for ln in table(rows))]
+        lines += ["", f"figures ({len(d.figures)} changed):", *("  " + ln for ln in table(rows, width and width - 2))]
     for dc in d.decisions:
-        lines += ["", f"decision {dc.decision}: {dc.before or 'none'} ({dc.before_value}) -> "
-                      f"{dc.after or 'none'} ({dc.after_value})"
-                  + ("" if dc.before == dc.after else "  RECOMMENDATION CHANGED")]
+        lines += ["", *wrapped(f"decision {dc.decision}: {dc.before or 'none'} ({dc.before_value}) -> "
+                               f"{dc.after or 'none'} ({dc.after_value})"
+                               + ("" if dc.before == dc.after else "  RECOMMENDATION CHANGED"), width)]
         lines += [f"  {oid}: rank {r0 if r0 is not None else '-'} -> {r1 if r1 is not None else '-'}"
                   for oid, r0, r1 in dc.ranks]
     return "\n".join(lines) + "\n"

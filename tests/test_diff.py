@@ -122,7 +122,14 @@ def test_an_alternative_added_is_one_line_as_written_not_its_derived_inputs(tmp_
                                                   "      fp8: {precision: fp8, batch: 48}\n"))
     out = json.loads(sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--format", "json").stdout)
     inputs = [(c["what"], c["before_text"], c["after_text"]) for c in out["inputs"]]
-    assert inputs[0] == ("workloads.chat.alternatives.fp8", "absent", "precision fp8, batch 48")
-    assert not any("chat-fp8" in what or "bytes_per_value" in what for what, _, _ in inputs)
-    assert all(what.startswith(("workloads.chat.alternatives.", "devices.")) for what, _, _ in inputs)
+    # the devices' FP8 rates (the catalog's, on both sides) and the 8-bit efficiency default are read, not changed
+    assert inputs == [("workloads.chat.alternatives.fp8", "absent", "precision fp8, batch 48")]
     assert any(c["what"] == "chat-fp8/h100/step_time" and c["before"] is None for c in out["figures"])
+    own = "    from: nvidia-h100-sxm5-80gb\n    compute: {fp8: 1500 TFLOP/s}\n"
+    (tmp_path / "c.yaml").write_text((tmp_path / "b.yaml").read_text().replace("    from: nvidia-h100-sxm5-80gb\n", own))
+    assert own in (tmp_path / "c.yaml").read_text()
+    out = json.loads(sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "c.yaml"), "--format", "json").stdout)
+    assert ("devices.h100.compute.fp8", "absent", "1500 TFLOP/s") in [
+        (c["what"], c["before_text"], c["after_text"]) for c in out["inputs"]]        # a figure the edit set: listed
+    narrow = sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--width", "60").stdout
+    assert max(map(len, narrow.splitlines())) <= 60 and narrow.count("  workload / device ") >= 2   # paged

@@ -392,3 +392,22 @@ def test_a_tie_is_called_one_and_one_device_is_named_once():
                                    "tie.yaml")
     words = margin_words(evaluate(wider), evaluate(wider).decision)
     assert "(both on NVIDIA H100 SXM5 80GB, at " in words and words.count("NVIDIA H100 SXM5 80GB") == 1
+
+
+def test_the_terminal_says_an_on_demand_recommendation_is_a_floor_and_gives_the_fallback():
+    """`sizing evaluate` printed 'recommendation: ..., on demand as traffic needs' and nothing else: a new user took
+    the floor for a plan (only the report said 'a floor' and gave the fleet held all month)."""
+    from sizing.narrative.memo import action, fallback
+    from sizing.render.table import render
+    r = results_of("chat-70b-fp8")
+    text = render(r, None)
+    assert r.decision.best.variant == "busy_hours"
+    after = text.split("  recommendation: mi300x, on demand as traffic needs\n")[1]
+    assert after.startswith("  (a floor: it bills the devices the average traffic keeps busy and assumes they can be "
+                            "had the moment traffic rises)\n  If devices cannot be added at short notice as traffic "
+                            "rises: rent 6 × Instinct MI300X by the hour, all month, $8,109/month")
+    assert fallback(r, r.decision) in text
+    one = action(r, r.decision, r.decision.best)[1]
+    assert one.endswith("devices at the peak") and " devices on average" in one   # plural as the count needs
+    assert "How sure" not in text and "    (14 more options, never the best in a draw, left out; --format json " \
+        "lists every one)" in text

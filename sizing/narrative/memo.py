@@ -95,7 +95,8 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
         return "Use the hosted API", ""
     if o.variant == "busy_hours":
         avg, peak = v.get("busy_hours_devices"), v.get("fleet_devices")
-        how = [f"{human(avg, '', digits=3)} devices on average" if isinstance(avg, float) else "",
+        shown = human(avg, '', digits=3) if isinstance(avg, float) else ""
+        how = [f"{shown} device{'' if shown == '1' else 's'} on average" if shown else "",
                f"{count(peak, 'device')} at the peak" if isinstance(peak, float) else ""]
         return f"Rent {short_name(r, o.device)}{f' ({o.alternative})' if o.alternative else ''} on demand as " \
                f"traffic needs", ", ".join(x for x in how if x)

@@ -7,6 +7,7 @@ from .. import formulas as F
 from ..decide import pair_of
 from ..evaluate import Results, SweepResult
 from ..narrative import crossover_words
+from ..narrative.memo import fallback
 from ..narrative.money import api_unstated
 from .format import human
 
@@ -112,13 +113,19 @@ def spread_lines(r: Results, d, width: int | None = None) -> list[str]:
     sim = r.simulation
     lines = wrapped(f"  how sure ({sim.spec.draws:,} draws, seed {sim.spec.seed}): {C.sentence(r, d)}", width)
     rows = [["option", "best", "meets all", f"{d.quantity} p5", "p50", "p95"]]
+    left = 0
     for o in s.options:
-        if o.win_probability == 0 and len(rows) > 6:
+        ranked = d.option(o.option).rank if d.option(o.option) else None
+        if o.win_probability == 0 and len(rows) > 6 and ranked not in (1, 2):
+            left += 1
             continue
         p5, p50, p95 = (human(v, d.unit) for v in o.objective) if o.objective else ("n/a",) * 3
         rows.append([d.option(o.option).label if d.option(o.option) else o.option, C.share(o.win_probability),
                      C.share(o.meets_probability), p5, p50, p95])
     lines += ["    " + ln for ln in table(rows, inside(width, 4))]
+    if left:
+        lines += wrapped(f"    ({left} more option{'s' if left > 1 else ''}, never the best in a draw, left out; "
+                         "--format json lists every one)", width)
     for text in (C.regret_words(r, d), C.drivers_sentence(r, d)):
         if text:
             lines += wrapped(f"  {text}", width)
@@ -172,6 +179,11 @@ def render(r: Results, width: int | None = None) -> str:
             lines += wrapped(f"  {place} {o.label}: {val}{'  ' + why if why else ''}", width, "    ")
         rec = d.best.label if d.best else "none: no option meets every requirement"
         lines.append(f"  recommendation: {rec}")
+        if d.best is not None and d.best.variant == "busy_hours":
+            lines += wrapped("  (a floor: it bills the devices the average traffic keeps busy and assumes they can "
+                             "be had the moment traffic rises)", width, "    ")
+        if plan := fallback(r, d):
+            lines += wrapped(f"  {plan}", width, "    ")
         lines += spread_lines(r, d, width)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
