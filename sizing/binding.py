@@ -225,6 +225,7 @@ def texts_for(w: Entity, d: Entity | None, precision: str, on_premises: frozense
          "tied": "yes" if tied and w.get("kind") == "generate" else None}
     if d is not None:
         t["device_kind"] = d.get("kind")
+        t["topology"] = d.get("interconnect.topology")
         t["basis"] = d.get("costs.basis")
         if t["basis"] in (None, "cheapest") and w.id in on_premises and d.has("costs.purchase"):
             t["basis"] = "own"

@@ -116,6 +116,23 @@ def test_tensor_parallel_pays_two_ring_all_reduces_per_layer():
                                            + p["step_overhead_time"] + p["communication_time"])
 
 
+def test_on_a_mesh_a_smaller_group_uses_only_its_links():
+    """Gaudi and Instinct boards connect each device to every other by its own links: the catalog's 525 GB/s of a
+    Gaudi 3 is 7 × 75 GB/s, so two cards talk at 75 GB/s (they were given all 525: an architect's check)."""
+    mesh = DEVICE.replace("domain: 4}", "domain: 4, topology: mesh}")
+    message = 8 * 5000 * 2
+    for devices, links in ((2, 1), (4, 3)):
+        p = pair(f"{{kind: generate, model: dense, batch: 8, devices: {devices}, input_tokens: 100, "
+                 f"output_tokens: 100}}", device=mesh)
+        switch = pair(f"{{kind: generate, model: dense, batch: 8, devices: {devices}, input_tokens: 100, "
+                      f"output_tokens: 100}}")
+        g = devices
+        one = 2 * (g - 1) / g * message / (100e9 * links / 3) + 2 * (g - 1) * 5e-6
+        assert p["communication_time"] == pytest.approx(2 * 40 * one)
+        assert p["communication_fixed"] == switch["communication_fixed"]      # the latency is the link's either way
+        assert (p["communication_time"] > switch["communication_time"]) == (links < 3)
+
+
 def test_beyond_the_domain_the_network_carries_the_collective():
     p = pair("{kind: generate, model: dense, batch: 8, devices: 8, input_tokens: 100, output_tokens: 100}")
     message = 8 * 5000 * 2

@@ -173,7 +173,8 @@ def test_a_wildcard_moves_every_device_and_a_named_range_wins(result):
     assert cells["device.gaudi3.bandwidth_efficiency"] == "devices.gaudi3.bandwidth_efficiency"
     assert cells["device.mi300x.efficiency_8bit"] == "devices.*.efficiency_8bit"
     gaudi = result.simulation.draws["device.gaudi3.bandwidth_efficiency"]
-    assert 0.54 <= gaudi.min() < 0.56 and gaudi.max() <= 0.91 and 0.65 < np.median(gaudi) < 0.72
+    # triangular 26-66 %, mode 55 %: median 26 % + sqrt(40 % × 29 % / 2) = 50.1 %
+    assert 0.26 <= gaudi.min() < 0.28 and gaudi.max() <= 0.66 and 0.49 < np.median(gaudi) < 0.51
     assert result.simulation.draws["device.h100.bandwidth_efficiency"].min() >= 0.55     # the wildcard's range
 
 

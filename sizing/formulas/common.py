@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .expr import Const, constant, exp, first_present, given, ln, maximum, min_given, Missing, sum_present, where
+from .expr import (Const, constant, exp, first_present, given, ln, maximum, min_given, minimum, Missing, sum_present,
+                   where)
 from .graph import NA
 
 # Unit factors: literals that carry a unit so that the pint check sees them.
@@ -104,12 +105,15 @@ def without_fabric(q):
 
 def fabric(q, group):
     """(bandwidth, latency) of the link a collective over `group` devices uses: the scale-up fabric
-    within its domain, the network beyond it (the fabric alone where no network is given)."""
+    within its domain, the network beyond it (the fabric alone where no network is given). On a mesh the
+    fabric's bandwidth is links to each of the domain's other devices: a group uses its (group − 1) of them."""
+    bw = q.interconnect_bandwidth
+    if q.text("topology") == "mesh":
+        bw = bw * maximum(minimum(group, q.interconnect_domain) - 1, 1) / maximum(q.interconnect_domain - 1, 1)
     if not q.has("network_bandwidth"):
-        return q.interconnect_bandwidth, q.interconnect_latency
+        return bw, q.interconnect_latency
     inside = group <= q.interconnect_domain
-    return (where(inside, q.interconnect_bandwidth, q.network_bandwidth),
-            where(inside, q.interconnect_latency, q.network_latency))
+    return where(inside, bw, q.network_bandwidth), where(inside, q.interconnect_latency, q.network_latency)
 
 
 def all_reduce_parts(q, group, span=None):

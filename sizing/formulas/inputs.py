@@ -110,6 +110,7 @@ text_input("basis", "cost basis forced by the scenario: rent, reserved or own (c
 text_input("replica", "single, multi or auto (training devices that follow from the state): whether a replica "
            "or a training job spans several devices")
 text_input("recompute", "yes when activations are recomputed in the backward pass")
+text_input("topology", "mesh when the scale-up fabric's bandwidth is links spread over the domain's devices")
 text_input("tied", "yes when the model's output projection is its input embedding (tied_embeddings)")
 
 

@@ -61,6 +61,9 @@ INTERCONNECT_FIELDS = (
           default="0 s", example="5 us"),
     Field("domain", Integer(), "Devices that share the scale-up fabric (e.g. 8 on an HGX board).", positive=True,
           default=1),
+    Field("topology", Enum(("switch", "mesh")), "switch: every device reaches any other at the whole bandwidth "
+          "(NVLink through NVSwitch); mesh: the bandwidth is links spread evenly over the domain's other devices, so "
+          "a collective over fewer of them uses only their share (Gaudi, Instinct boards). Default switch."),
 )
 
 NETWORK_FIELDS = (
