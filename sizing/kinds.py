@@ -68,7 +68,8 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
                 "fits"),
          swept_precision=("weights_bytes", "memory_required", "fits", "step_time", "tokens_per_s",
                           "cost_per_million_tokens"),
-         memory=Memory((("weights", "weights_bytes"), ("KV cache", "kv_cache_bytes"))),
+         memory=Memory((("weights", "weights_bytes"), ("KV cache", "kv_cache_bytes"),
+                        ("workspace", "workspace_bytes"))),
          roofline_point="the decode step", cost_per_unit="cost_per_million_tokens",
          default_utilisation=True,
          limits=("Serving throughput follows the static-batch model benchmark tables measure: a replica prefills its "

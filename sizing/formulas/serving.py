@@ -16,7 +16,8 @@ from .graph import NA, quantity
 
 @quantity("generate", "compute_bound_batch", "",
           "batch at which the decode step's weight matrices turn compute-bound (weights read at the delivered "
-          "bandwidth = their FLOPs at the delivered rate)", label="Batch where decode turns compute-bound")
+          "bandwidth = their FLOPs at the delivered rate; attention's KV reads are timed apart and add to the step)",
+          label="Batch where the weight matrices turn compute-bound")
 def gen_compute_bound_batch(q):
     # The replica's device count cancels: both sides divide by it.
     return q.weights_bytes / q.delivered_bandwidth / (linear_flops(q, TOKEN) / q.delivered_rate)
