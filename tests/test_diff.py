@@ -126,7 +126,8 @@ def test_an_alternative_added_is_one_line_as_written_not_its_derived_inputs(tmp_
     assert inputs == [("workloads.chat.alternatives.fp8", "absent", "precision fp8, batch 48")]
     assert any(c["what"] == "chat-fp8/h100/step_time" and c["before"] is None for c in out["figures"])
     own = "    from: nvidia-h100-sxm5-80gb\n    compute: {fp8: 1500 TFLOP/s}\n"
-    (tmp_path / "c.yaml").write_text((tmp_path / "b.yaml").read_text().replace("    from: nvidia-h100-sxm5-80gb\n", own))
+    (tmp_path / "c.yaml").write_text(
+        (tmp_path / "b.yaml").read_text().replace("    from: nvidia-h100-sxm5-80gb\n", own))
     assert own in (tmp_path / "c.yaml").read_text()
     out = json.loads(sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "c.yaml"), "--format", "json").stdout)
     assert ("devices.h100.compute.fp8", "absent", "1500 TFLOP/s") in [

@@ -49,6 +49,9 @@ def test_long_numbers_as_written_get_thousands_separators_and_tiny_shares_no_exp
     assert separated("35000 USD") == "35,000 USD"
     assert separated("2026-12-02") == "2026-12-02" and separated("8192") == "8192"
     assert percent(2.719e-10) == "< 0.01 %" and percent(0.533) == "53.3 %"
+    from sizing.render.format import human
+    assert human(6e-5, "USD/request") == "$0.00006/request" and human(1.2345e-7, "USD") == "$0.0000001235"  # not 6e-05
+    assert human(3e17, "USD") == "$3.000e+17"          # beyond any budget (a generated scenario's): still a number
 
 
 # -- page one's words --------------------------------------------------------------------------------------

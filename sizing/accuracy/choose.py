@@ -246,7 +246,8 @@ def write(figs: dict, evidence: dict, path: Path = HERE / "defaults.yaml") -> No
                 continue
             lo, hi = deciles(xs)
             entry[name] = {"value": f"{figs[fam][name] * 100:.0f} %",
-                           "basis": f"{how} of {len(xs)} published measurements, spread {min(xs) * 100:.0f}-{max(xs) * 100:.0f} % "
+                           "basis": f"{how} of {len(xs)} published measurements, spread "
+                                    f"{min(xs) * 100:.0f}-{max(xs) * 100:.0f} % "
                                     f"(10th-90th percentile {lo * 100:.0f}-{hi * 100:.0f} %)",
                            "records": sorted(i for i, _ in chosen)}
         entry["memory_reserve"] = dict(RESERVE)

@@ -16,6 +16,6 @@ __all__ = ['BASIS_WORDS', 'HOURS_PER_MONTH', 'REQUIRE_WORDS', 'alternative_words
            'api_target_words', 'api_words', 'basis_words', 'breakeven', 'breakeven_words', 'committed', 'cost_driver',
            'cost_sentence', 'crossover_words', 'defs', 'device_deployment', 'device_name', 'failure_tag',
            'failure_words', 'finding', 'findings', 'fleet_words', 'forward_reason', 'held_against', 'input_text',
-           'label', 'money', 'money_text', 'objective_words', 'option_name', 'option_tag', 'pairs_of', 'physics', 'plain',
-           'precision_finding', 'rate', 'renting', 'role_value', 'show', 'target_detail', 'time_driver', 'train_fit',
+           'label', 'money', 'money_text', 'objective_words', 'option_name', 'option_tag', 'pairs_of', 'physics',
+           'plain', 'precision_finding', 'rate', 'renting', 'role_value', 'show', 'target_detail', 'time_driver', 'train_fit',
            'used_keys', 'value_words', 'verdict', 'why', 'workload_ids', 'workload_title']

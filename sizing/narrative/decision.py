@@ -13,7 +13,8 @@ from ..results import Decision, Failure, Option
 from ..schema import REQUIREMENTS
 
 from .common import REQUIRE_WORDS, held_against, input_text, label, objective_words, pairs_of, role_value, show
-from .money import api_service_words, api_target_words, api_unstated, basis_words, cost_driver, cost_sentence, money, money_text
+from .money import (api_service_words, api_target_words, api_unstated, basis_words, cost_driver, cost_sentence, money,
+                    money_text)
 
 
 def fleet_words(r: Results, p: Pair | None, name: str = "") -> str:

@@ -22,7 +22,8 @@ SCALES: dict[str, list[tuple[str, float]]] = {
     "1/s": [("GHz", 1e9), ("MHz", 1e6), ("Hz", 1.0)],
 }
 FIXED: dict[str, tuple[str, float]] = {
-    "ms": ("ms", 1e-3), "us": ("µs", 1e-6), "us/token": ("µs/token", 1e-6), "s": ("s", 1.0), "h": ("h", 3600.0), "GB": ("GB", 1e9),
+    "ms": ("ms", 1e-3), "us": ("µs", 1e-6), "us/token": ("µs/token", 1e-6), "s": ("s", 1.0), "h": ("h", 3600.0),
+    "GB": ("GB", 1e9),
     "MB": ("MB", 1e6), "kB/token": ("kB/token", 1e3), "TFLOP/s": ("TFLOP/s", 1e12),
     "GFLOP/s": ("GFLOP/s", 1e9), "GFLOP": ("GFLOP", 1e9), "TFLOP": ("TFLOP", 1e12), "PFLOP": ("PFLOP", 1e15),
     "token/s": ("tokens/s", 1.0), "request/s": ("requests/s", 1.0), "USD/Mtoken": ("$/M output tokens", 1.0),
@@ -87,7 +88,7 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4, ce
         name, factor = TEXT_UNITS.get(unit, unit), 1.0
     text = number(value / factor, digits)
     if name.startswith("$"):
-        if "e" in text:                             # $0.00006, never $6.000e-05
+        if "e" in text and abs(value / factor) < 1:  # $0.00006, never $6.000e-05
             text = f"{value / factor:.{digits - 1 - math.floor(math.log10(abs(value / factor)))}f}".rstrip("0")
         if cents and 1 <= abs(value / factor) < 1000:
             text = f"{value / factor:,.2f}"         # cents, as on a price list
