@@ -91,6 +91,26 @@ def check_api_input_price(chk: Checker, workloads: dict) -> None:
                     "0 USD/Mtoken if it charges none", "missing-input", "warning")
 
 
+def check_narrow_efficiency(chk: Checker, devices: dict, workloads: dict, compare: list[str]) -> None:
+    """A device whose `efficiency` the scenario states, without `efficiency_8bit`, runs 8-bit arithmetic at that
+    16-bit figure (8-bit kernels reach a smaller share of a doubled peak): a located warning naming the workloads."""
+    from .catalog import family_defaults
+    for did in compare:
+        d = devices[did]
+        v = d.values.get("efficiency")
+        if v is None or not v.source.startswith("scenario") or d.has("efficiency_8bit"):
+            continue
+        narrow = [w.id for w in workloads.values() if w.get("kind") in ("generate", "forward", "train")
+                  and S.PRECISION_BYTES.get(S.compute_precision(w.get("precision") or "bf16"), 2) <= 1]
+        if not narrow:
+            continue
+        default = family_defaults().get(d.get("kind"), {}).get("efficiency_8bit", {}).get("value")
+        chk.problem(v, f"devices.{did}.efficiency", f"{v.text} is also used for the 8-bit arithmetic of "
+                    f"{', '.join(narrow)} (no efficiency_8bit given); state efficiency_8bit for the 8-bit kernels"
+                    + (f" (the {d.get('kind')} family's default: {default})" if default else ""),
+                    "missing-input", "warning")
+
+
 def check_heads(chk: Checker, models: dict, workloads: dict) -> None:
     """Tensor parallelism splits the attention heads: a degree that does not divide the heads (nor the key/value
     heads, or is a multiple of them, which runtimes replicate) is a layout no runtime runs; a located warning."""

@@ -279,3 +279,17 @@ def test_an_api_without_an_input_price_is_warned_about_where_its_price_is():
         "(77 % of its tokens) are priced at nothing; give the provider's price per input token (input_price: 0.30 "
         "USD/Mtoken), or 0 USD/Mtoken if it charges none"]
     assert not [p for p in problems_of(SERVICE) if "input_price" in p]
+
+
+def test_a_stated_efficiency_used_for_8_bit_arithmetic_is_warned_about():
+    """A device's stated `efficiency` also sets its 8-bit rate when no `efficiency_8bit` is given (so a range on it
+    moves the FP8 option too): a new user did not expect it."""
+    from helpers import problems_of
+    text = SERVICE.replace("price: 2.50 USD/hour,", "price: 2.50 USD/hour, efficiency: 60 %,").replace(
+        "    batch: 32\n", "    batch: 32\n    alternatives: {fp8: {precision: fp8}}\n", 1)
+    said = [p for p in problems_of(text) if "8-bit" in p]
+    assert said == ["s.yaml:4:73: warning: devices.h100.efficiency: 60 % is also used for the 8-bit arithmetic of "
+                    "chat-fp8 (no efficiency_8bit given); state efficiency_8bit for the 8-bit kernels (the gpu "
+                    "family's default: 40 %)"]
+    assert not [p for p in problems_of(text.replace("efficiency: 60 %,", "efficiency: 60 %, efficiency_8bit: 40 %,"))
+                if "8-bit" in p]
