@@ -293,3 +293,17 @@ def test_a_stated_efficiency_used_for_8_bit_arithmetic_is_warned_about():
                     "family's default: 40 %)"]
     assert not [p for p in problems_of(text.replace("efficiency: 60 %,", "efficiency: 60 %, efficiency_8bit: 40 %,"))
                 if "8-bit" in p]
+
+
+def test_an_alternative_that_does_not_fit_says_how_many_devices_would_hold_it():
+    """Alternatives get no automatic `fit`: a new user's FP8 70B on one H100 printed only 'fails fits_memory'."""
+    from sizing.render.table import render
+    text = ("sizing: 1\nname: fit\ndevices:\n  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}\n"
+            "workloads:\n  chat:\n    kind: generate\n    model: llama-3.1-70b\n    batch: 16\n    input_tokens: 1000\n"
+            "    output_tokens: 300\n    devices: 4\n    traffic: {peak: 2 request/s}\n"
+            "    alternatives:\n      fp8: {precision: fp8, devices: 1}\n"
+            "decision: {workload: chat, objective: monthly_cost}\n")
+    r = results(text)
+    assert r.pair("chat-fp8", "h100").values["devices_to_fit"] == 2
+    assert "– h100, fp8: n/a  fails fits_memory (chat-fp8); 2 devices hold it: give the alternative 'fp8' devices: " \
+           "{h100: 2}" in render(r)
