@@ -240,7 +240,7 @@ def test_a_lead_the_medians_reverse_says_the_runner_up_would_be_cheaper(monkeypa
 @pytest.mark.parametrize("name, variants, what", [
     ("chat-70b-fp8", ("fleet",), "If devices cannot be added at short notice as traffic rises: rent 6 × Instinct "
                                  "MI300X by the hour, all month, $8,109/month (the cheapest option that keeps its "
-                                 "devices all month; $3,546/month more)."),
+                                 "devices all month; $3,547/month more)."),
     ("capacity-chat-8b", ("fleet", "busy_hours"), "If the hosted API is not an option: rent"),
 ])
 def test_a_service_recommended_names_the_cheapest_option_without_it(name, variants, what):
@@ -254,7 +254,7 @@ def test_a_service_recommended_names_the_cheapest_option_without_it(name, varian
     assert said.startswith(what)
     act, _ = action(r, dec, own)
     assert f"{act[0].lower()}{act[1:]}, " in said and f"{own.value:,.0f}/month (the cheapest option" in said
-    assert said.endswith(f"; ${own.value - dec.best.value:,.0f}/month more).")
+    assert said.endswith(f"; ${round(own.value) - round(dec.best.value):,.0f}/month more).")   # as shown: it checks
 
 
 def test_two_devices_of_one_name_are_told_apart_by_their_ids_and_the_one_replica_minimum_is_said():
@@ -418,6 +418,11 @@ def test_the_terminal_says_an_on_demand_recommendation_is_a_floor_and_gives_the_
                             "rises: rent 6 × Instinct MI300X by the hour, all month, $8,109/month")
     assert fallback(r, r.decision) in text
     one = action(r, r.decision, r.decision.best)[1]
-    assert one.endswith("devices at the peak") and " devices on average" in one   # plural as the count needs
+    assert one == "3.376 devices on average, 6 devices at the peak (a floor: it assumes devices can be had the " \
+                  "moment traffic rises)"
+    # page one's average times the price and the month is the cost it shows ('3.38' gave $4,568 against $4,562)
+    v = r.pair("chat", "mi300x").values
+    assert f"${3.376 * 1.85 * 730.5:,.0f}" == f"${v['busy_hours_monthly_cost']:,.0f}" == "$4,562"
+    assert "; $3,547/month more)" in fallback(r, r.decision)                  # $8,109 − $4,562, as shown
     assert "How sure" not in text and "    (14 more options, never the best in a draw, left out; --format json " \
         "lists every one)" in text

@@ -114,8 +114,8 @@ def test_first_page_says_what_to_buy_and_why():
     p = r.pair(best.workload or dec.workload, best.device).values
     first = " ".join(text(pdf(path), slice(0, 1)).split())
     assert "RECOMMENDATION Rent Instinct MI300X on demand as traffic needs" in first
-    assert f"{human(p['busy_hours_devices'], '', digits=3)} devices on average, {p['fleet_devices']:.0f} devices at " \
-           f"the peak" in first
+    assert f"{p['busy_hours_devices']:.3f} devices on average, {p['fleet_devices']:.0f} devices at the peak (a floor: " \
+           f"it assumes devices can be had the moment traffic rises)" in first
     assert f"MONTHLY COST ${best.value:,.0f} a month" in first
     gap = second.value - best.value
     assert f"Runner-up: H200 SXM 141GB rented on demand as traffic needs at {human(second.value, 'USD/month')}; the " \
@@ -438,7 +438,7 @@ def test_page_one_says_how_sure_with_the_engines_shares():
     b200 = next(o for o in r.decision.options if o.id == "b200 busy hours")
     assert f"Instinct MI300X on demand misses a response-time target in " \
            f"{share(1 - dict(best.meets)['meets_targets'])} of the cases; B200 SXM 180GB on demand meets every " \
-           f"requirement in every case, at {human(b200.value - r.decision.best.value, 'USD/month')} more." in first
+           f"requirement in every case, at ${round(b200.value) - round(r.decision.best.value):,}/month more." in first
     assert best.meets_probability < 1 and s.option("b200 busy hours").meets_probability == 1
     assert f"In the {share(s.behind)} of cases where Instinct MI300X on demand qualifies but another option is " \
            f"cheaper, it costs on average " \

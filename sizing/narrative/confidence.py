@@ -11,6 +11,7 @@ from ..results import Decision
 from ..uncertainty.summary import DecisionSpread
 from .margin import close_call
 from .memo import input_words, money_of, option_words
+from .common import shown_gap
 
 NAMED = 3               # options a sentence names by their share of wins
 
@@ -143,7 +144,8 @@ def dearer(dec: Decision, oid: str) -> str:
         return ""
     gap = other.value - best.value
     worse = gap < 0 if dec.maximise else gap > 0
-    return f", at {human(abs(gap), dec.unit)} {'more' if worse else 'less'}" if "USD" in dec.unit else ""
+    return f", at {shown_gap(other.value, best.value, dec.unit)} {'more' if worse else 'less'}" if "USD" in dec.unit \
+        else ""
 
 
 def driver_words(r: Results, key: str, short: bool = False) -> str:

@@ -18,10 +18,10 @@ from ..formulas.common import HORIZON, MONTH
 from ..render.format import human, percent
 from ..results import Decision, Option
 
-from .common import objective_words, role_value
+from .common import objective_words, role_value, shown_gap
 from . import margin as M
 from .margin import KIND_RUNS, at_medians, is_close, kind_of, lead_at, margin, median_costs, own_runs, runner_up
-from .money import committed
+from .money import busy_devices, committed
 
 # Inputs as a reader names them (the role's description where none is given here).
 WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficiency": "compute efficiency",
@@ -95,11 +95,12 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
         return "Use the hosted API", ""
     if o.variant == "busy_hours":
         avg, peak = v.get("busy_hours_devices"), v.get("fleet_devices")
-        shown = human(avg, '', digits=3) if isinstance(avg, float) else ""
+        shown = busy_devices(r, o, v) if isinstance(avg, float) else ""
         how = [f"{shown} device{'' if shown == '1' else 's'} on average" if shown else "",
                f"{count(peak, 'device')} at the peak" if isinstance(peak, float) else ""]
+        floor = " (a floor: it assumes devices can be had the moment traffic rises)" if shown else ""
         return f"Rent {short_name(r, o.device)}{f' ({o.alternative})' if o.alternative else ''} on demand as " \
-               f"traffic needs", ", ".join(x for x in how if x)
+               f"traffic needs", ", ".join(x for x in how if x) + floor
     n = v.get("fleet_devices", v.get("devices") if p and p.kind == "train" else None)
     many = f"{human(n, '')} × " if isinstance(n, float) else ""
     basis = v.get("cost_basis")
@@ -195,7 +196,7 @@ def fallback(r: Results, dec: Decision) -> str:
     d = F.definition(dec.quantity)
     unit = d.unit if d else dec.unit
     best = "best" if dec.maximise or "USD" not in unit else "cheapest"
-    more = (f"; {human(own.value - b.value, unit)} more"
+    more = (f"; {shown_gap(own.value, b.value, unit)} more"
             if "USD" in unit and not dec.maximise and b.value is not None and own.value > b.value else "")
     return f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, unit)} (the {best} option {what}{more})."
 
@@ -208,12 +209,11 @@ def margin_words(r: Results, dec: Decision) -> str:
         return "none: no other option meets every requirement." if best else ""
     d = F.definition(dec.quantity)
     unit = d.unit if d else dec.unit
-    gap = abs(second.value - best.value)
     lead = margin(dec)
     money = "USD" in unit
     word = "less" if money else ("higher" if dec.maximise else "lower")
     subject = "recommendation costs" if money else "recommendation is"
-    what = human(gap, unit, d.display if d else None)
+    what = shown_gap(second.value, best.value, unit, d.display if d else None)
     if human(second.value, unit, d.display if d else None) == human(best.value, unit, d.display if d else None):
         return (f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}, the same "
                 f"{objective_words(dec)}: a tie (ranked in the order the options are listed); choose between them "

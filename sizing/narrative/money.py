@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 from ..decide import pair_of
 from ..evaluate import Pair, Results
 from ..formulas.common import MONTH
 from ..render.format import human
 from ..results import Decision, Option
 
-from .common import input_text, rate, role_value, show
+from .common import figure, input_text, rate, role_value, show
 
 
 def cost_sentence(r: Results, dec: Decision, o: Option) -> str:
@@ -98,11 +96,6 @@ def money_text(v: float) -> str:
     return human(v, "USD")
 
 
-def figure(text: str) -> float:
-    """The number a figure's text shows: '$2.50/hour' 2.5, '1,234.5 h' 1234.5."""
-    return float(re.search(r"\d[\d,]*(?:\.\d+)?", text).group(0).replace(",", ""))
-
-
 def factor(x: float, times: float, total: float, unit: str) -> str:
     """`x` to the fewest significant digits (three at least, six at most) at which it times the sentence's other
     factors, as shown, comes to `total` as shown: '2.824 devices', not '2.82369 devices'."""
@@ -111,6 +104,16 @@ def factor(x: float, times: float, total: float, unit: str) -> str:
         if human(figure(text) * times, unit) == human(total, unit):
             return text
     return human(x, "", digits=6)
+
+
+def busy_devices(r: Results, o: Option, v: dict) -> str:
+    """The devices rented on average, to the fewest digits that multiply with the price and the month to the
+    monthly cost shown ('3.376', where '3.38' would give $4,568 against $4,562); three digits where unpriced."""
+    price = r.inputs.get(f"device.{o.device}.price")
+    if price is None or not isinstance(v.get("busy_hours_monthly_cost"), float):
+        return human(v["busy_hours_devices"], "", digits=3)
+    shown = human(price.value.value, "USD/s", digits=5, cents=False)
+    return factor(v["busy_hours_devices"], figure(shown) * HOURS_PER_MONTH, v["busy_hours_monthly_cost"], "USD/month")
 
 
 BASIS_WORDS = {"own": "owned", "reserved": "rented with the commitment discount",
@@ -145,8 +148,7 @@ def cost_driver(r: Results, dec: Decision, o: Option) -> str:
         if monthly:
             n = v["busy_hours_devices"]
             price = human(r.inputs[f"device.{o.device}.price"].value.value, "USD/s", digits=5, cents=False)
-            n_text = factor(n, figure(price) * HOURS_PER_MONTH, v["busy_hours_monthly_cost"], "USD/month")
-            return f": {n_text} device{'' if n == 1 else 's'} rented on average × {price} " \
+            return f": {busy_devices(r, o, v)} device{'' if n == 1 else 's'} rented on average × {price} " \
                    f"(on demand) × {HOURS_PER_MONTH:g} h"
         return f": {show(p, 'busy_hours_monthly_cost')} / {show(p, 'tokens_per_month')} served"
     if monthly and "hourly_rate" in v and "fleet_devices" in v:
