@@ -117,6 +117,11 @@ def test_first_page_says_what_to_buy_and_why():
     assert f"{p['busy_hours_devices']:.3f} devices on average, {p['fleet_devices']:.0f} devices at the peak (a floor: " \
            f"it assumes devices can be had the moment traffic rises)" in first
     assert f"MONTHLY COST ${best.value:,.0f} a month" in first
+    assert "TOTAL OVER 36 MONTHS (NO COMMITMENT)" in first         # on demand: what it comes to, not a contract
+    from sizing.render.report.memo import figures
+    two = results(scenario("platform-two-services.yaml"))
+    assert [[k for k, _ in figures(two, d) if k.startswith("Total")] for d in two.decisions] == [
+        ["Total over 36 months (no commitment)"], ["Total over 36 months"]]      # the API; the fleet bought
     gap = second.value - best.value
     assert f"Runner-up: H200 SXM 141GB rented on demand as traffic needs at {human(second.value, 'USD/month')}; the " \
            f"recommendation costs {human(gap, 'USD/month')} less (the runner-up costs {second.value / best.value:.2f}x " \

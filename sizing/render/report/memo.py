@@ -50,6 +50,10 @@ def basis_text(r: Results, dec: Decision, o: Option, m: Money, average: bool = T
     return m.basis
 
 
+# Bases whose total over the horizon is what it would come to at this traffic, not what a contract binds.
+NO_COMMITMENT = ("on demand", "per token", "rented all month")
+
+
 def figures(r: Results, dec: Decision) -> tuple[tuple[str, str], ...]:
     """The recommendation's key figures for the box on page one."""
     o = dec.best
@@ -61,7 +65,8 @@ def figures(r: Results, dec: Decision) -> tuple[tuple[str, str], ...]:
     if kind == "serving":
         capex, opex, monthly, total = money_column([m.capex, m.opex_monthly, m.monthly, m.total])
         out = [("Monthly cost", f"{monthly} a month"), ("Capital (bought up front)", capex),
-               ("Running cost", f"{opex} a month"), (f"Total over {months_text(m.months)}", total)]
+               ("Running cost", f"{opex} a month"),
+               (f"Total over {months_text(m.months)}{' (no commitment)' if m.basis in NO_COMMITMENT else ''}", total)]
         if m.per_unit is not None:          # as the options table shows it: one format for every option
             column = money_column([money_of(r, dec, x).per_unit for x in dec.options], "–")
             out.append((per_unit_label(m), column[dec.options.index(o)]))
