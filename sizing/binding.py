@@ -186,9 +186,15 @@ def arithmetic(precision: str, d: Entity | None) -> str:
     if precision not in WEIGHT_ONLY or d is None:
         return compute_precision(precision)
     for p in ("fp16", "bf16", "fp32"):
-        if d.has(f"compute.{p}") or d.has(f"delivered.{p}") or (p == "fp32" and d.has("cpu.cores")):
+        if rated(d, p):
             return p
     return compute_precision(precision)
+
+
+def rated(d: Entity, precision: str) -> bool:
+    """Whether a device has a rate at `precision`: a peak, a delivered rate, or for fp32 a CPU's vector units."""
+    return d.has(f"compute.{precision}") or d.has(f"delivered.{precision}") or (precision == "fp32"
+                                                                                  and d.has("cpu.cores"))
 
 
 def replica_of(w: Entity, d: Entity | None) -> str:

@@ -95,14 +95,14 @@ def check_narrow_efficiency(chk: Checker, devices: dict, workloads: dict, compar
     """A device whose `efficiency` the scenario states, without `efficiency_8bit`, runs 8-bit arithmetic at that
     16-bit figure (8-bit kernels reach a smaller share of a doubled peak): a located warning naming the workloads."""
     from .catalog import family_defaults
+    narrow = [w.id for w in workloads.values() if w.get("kind") in ("generate", "forward", "train")
+              and S.PRECISION_BYTES.get(S.compute_precision(w.get("precision") or "bf16"), 2) <= 1]
+    if not narrow:
+        return
     for did in compare:
         d = devices[did]
         v = d.values.get("efficiency")
         if v is None or not v.source.startswith("scenario") or d.has("efficiency_8bit"):
-            continue
-        narrow = [w.id for w in workloads.values() if w.get("kind") in ("generate", "forward", "train")
-                  and S.PRECISION_BYTES.get(S.compute_precision(w.get("precision") or "bf16"), 2) <= 1]
-        if not narrow:
             continue
         default = family_defaults().get(d.get("kind"), {}).get("efficiency_8bit", {}).get("value")
         chk.problem(v, f"devices.{did}.efficiency", f"{v.text} is also used for the 8-bit arithmetic of "
@@ -149,8 +149,8 @@ def explain_foreign_keys(chk: Checker, since: int, kind: str) -> None:
             chk.problems[i] = replace(p, message=msg)
 
 
-def suggest(name: str, options) -> str:
-    close = difflib.get_close_matches(name, list(options), n=1, cutoff=0.5)
+def suggest(name: str, options, cutoff: float = 0.5) -> str:
+    close = difflib.get_close_matches(name, list(options), n=1, cutoff=cutoff)
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
@@ -201,12 +201,11 @@ def unknown_device(name: str, devices: dict) -> str:
     """What `compare` can name: this scenario's devices (a close spelling first); a catalog entry enters with
     `from:` under devices."""
     from .scenario import catalog
-    close = difflib.get_close_matches(name, list(devices), n=1, cutoff=0.7)
     ids = list(devices)
     listed = ", ".join(ids[:8]) + (f" and {len(ids) - 8} more" if len(ids) > 8 else "")
     entry = (f"the catalog entry '{name}' enters with `from: {name}`" if name in catalog()[0] else
              f"a catalog device enters with `from:`; `sizing catalog` lists them, and none is named '{name}'")
-    return (f"; did you mean '{close[0]}'?" if close else "") + f" (the scenario's devices: {listed}; {entry})"
+    return f"{suggest(name, ids, cutoff=0.7)} (the scenario's devices: {listed}; {entry})"
 
 
 def check_benchmarks(chk: Checker, benches: list[Entity], devices: dict, workloads: dict) -> None:

@@ -35,15 +35,13 @@ def rate(text: str) -> float:
 def common_precision(entries: list) -> tuple[str, str]:
     """The first of bf16, fp16, fp32 every device has a rate at (bf16 where none is common), and a note where it is
     not bf16 or where some device lacks it."""
-    def has(e, p: str) -> bool:
-        return e.has(f"compute.{p}") or e.has(f"delivered.{p}") or (p == "fp32" and e.has("cpu.cores"))
+    from .binding import rated
+    lacking = ", ".join(e.id for e in entries if not rated(e, "bf16"))
     for p in ("bf16", "fp16", "fp32"):
-        if all(has(e, p) for e in entries):
-            lacking = [e.id for e in entries if not has(e, "bf16")]
-            return p, (f"precision {p}: {', '.join(lacking)} has no bf16 rate, and {p} is the first precision every "
-                       f"device has one at (--precision to choose)" if p != "bf16" else "")
-    lacking = [e.id for e in entries if not has(e, "bf16")]
-    return "bf16", f"precision bf16: {', '.join(lacking)} has no bf16 rate and no precision is common to every device"
+        if all(rated(e, p) for e in entries):
+            return p, (f"precision {p}: {lacking} has no bf16 rate, and {p} is the first precision every device has "
+                       f"one at (--precision to choose)" if p != "bf16" else "")
+    return "bf16", f"precision bf16: {lacking} has no bf16 rate and no precision is common to every device"
 
 
 def starter(kind: str, model: str, devices: list[str], peak: str = "5/s", precision: str | None = None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .. import formulas as F
 from ..evaluate import Pair, Results
 from ..formulas.graph import QuantityDef
@@ -43,14 +45,12 @@ def show(p: Pair | None, qid: str, d: QuantityDef | None = None) -> str:
 
 def figure(text: str) -> float:
     """The number a figure's text shows: '$2.50/hour' 2.5, '1,234.5 h' 1234.5."""
-    import re
     return float(re.search(r"\d[\d,]*(?:\.\d+)?", text).group(0).replace(",", ""))
 
 
 def shown_gap(a: float, b: float, unit: str, display: str | None = None) -> str:
     """|a − b| of two amounts of money as the difference of the figures shown, so a reader's subtraction checks:
     $8,109 − $4,562 reads '$3,547' (the unrounded gap would read '$3,546')."""
-    import re
     x, y = human(a, unit, display), human(b, unit, display)
     same = re.sub(r"[\d,.]+", "", x) == re.sub(r"[\d,.]+", "", y)
     if "USD" not in unit or not same or "e" in x + y or not figure(x):

@@ -175,7 +175,7 @@ def render(r: Results, width: int | None = None) -> str:
             if any(f.memory for f in o.failures) and fit is not None:
                 why += f"; {fit.get(f'devices.{o.device}')} devices ranked as '{o.device} {alternatives.FIT}'"
             elif any(f.memory for f in o.failures) and isinstance(
-                    n := (pair_of(r, d, o).values if pair_of(r, d, o) else {}).get("devices_to_fit"), (int, float)):
+                    n := getattr(pair_of(r, d, o), "values", {}).get("devices_to_fit"), (int, float)):
                 where = f"the alternative '{o.alternative}'" if o.alternative else "the workload"
                 why += f"; {n:g} devices hold it: give {where} devices: {{{o.device}: {n:g}}}"
             val = human(o.value, d.unit) if o.value is not None else "n/a"
