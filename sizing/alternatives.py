@@ -134,36 +134,71 @@ def inherited(inputs: dict, workloads: dict[str, Entity], key: str) -> str | Non
 
 
 def sharded(scn: Scenario, r: Results) -> Scenario | None:
-    """The scenario with an automatic alternative `fit` for each decided serving workload that does not fit on a
-    device whose count the scenario leaves at its default: that device with the fewest devices that hold it, rounded
-    up to a power of two as tensor-parallel runtimes split the attention heads evenly (the scenario "allows more
-    devices"), so the sharded setup is priced and ranked as its own option. None when no
-    such workload."""
+    """The scenario with an automatic alternative for each decided serving workload, and each of its alternatives,
+    that does not fit on a device whose count the scenario leaves at its default: that device with the fewest
+    devices that hold it, rounded up to a power of two as tensor-parallel runtimes split the attention heads evenly
+    (the scenario "allows more devices"), so the sharded setup is priced and ranked as its own option: `fit` of the
+    workload, `fp8-fit` of its alternative `fp8`. None when no such workload."""
     decided = {d.workload for d in r.decisions}
     need: dict[str, dict[str, int]] = {}
     for p in r.pairs:
         w = scn.workloads.get(p.workload)
         n = p.values.get("devices_to_fit")
-        if w is None or w.id not in decided or p.kind != "generate" or p.values.get("fits") is not False \
-                or not isinstance(n, float) or not math.isfinite(n) or n <= 1:
+        if w is None or (w.alternative_of or w.id) not in decided or w.automatic or p.kind != "generate" \
+                or p.values.get("fits") is not False or not isinstance(n, float) or not math.isfinite(n) or n <= 1:
             continue
         pinned = w.has(f"devices.{p.device}") or any(
             (k == "devices" or k.startswith("parallel.")) and v.source != "default" for k, v in w.values.items())
-        if not pinned and FIT not in changes(w) and f"{w.id}-{FIT}" not in scn.workloads:
+        if not pinned and fit_name(w) not in changes(scn.workloads[w.alternative_of or w.id]) \
+                and f"{w.id}-{FIT}" not in scn.workloads:
             need.setdefault(w.id, {})[p.device] = 2 ** math.ceil(math.log2(n))    # tensor parallel: heads split evenly
     if not need:
         return None
+    base = {w.id: w for w in scn.workloads.values() if not w.alternative_of}
+    fits: dict[str, Entity] = {}
+    for wid, counts in need.items():
+        w = scn.workloads[wid]
+        root = base[w.alternative_of or w.id]
+        name = fit_name(w)
+        own = changes(root).get(w.alternative, {}) if w.alternative_of else {}
+        given = {**own, **{f"devices.{d}": Value(n, "", str(n), scn.file, w.line, w.col,
+                                                 "automatic: the fewest devices that hold it, rounded up to a power "
+                                                 "of two") for d, n in counts.items()}}
+        given.pop("title", None)
+        root = base[root.id] = replace(root, values={**root.values,
+                                                     **{f"alternatives.{name}.{k}": v for k, v in given.items()}})
+        fit = replace(variant(root, name, given), automatic=True)
+        title = f"{w.get('title') or w.id}, sharded to fit"
+        fit.values["title"] = replace(fit.values["title"], value=title, text=title)
+        fits[w.id] = fit
     out: dict[str, Entity] = {}
     for w in scn.workloads.values():
-        if w.id in need:
-            given = {f"devices.{d}": Value(n, "", str(n), scn.file, w.line, w.col,
-                                           "automatic: the fewest devices that hold it, rounded up to a power of two")
-                     for d, n in need[w.id].items()}
-            w = replace(w, values={**w.values, **{f"alternatives.{FIT}.{k}": v for k, v in given.items()}})
-            fit = replace(variant(w, FIT, given), automatic=True)
-            fit.values["title"] = replace(fit.values["title"], value=f"{w.get('title') or w.id}, sharded to fit",
-                                          text=f"{w.get('title') or w.id}, sharded to fit")
-        out[w.id] = w
-        if w.id in need:
-            out[fit.id] = fit       # right after the workload it varies
+        out[w.id] = base.get(w.id, w)
+        if w.id in fits:
+            out[fits[w.id].id] = fits[w.id]       # right after the workload it varies
     return replace(scn, workloads=out)
+
+
+def unsharded(scn: Scenario) -> Scenario:
+    """The scenario as written: without the automatic alternatives `sharded` added (a grid's cell, evaluated again,
+    finds its own)."""
+    added = {w.alternative_of: [] for w in scn.workloads.values() if w.automatic}
+    for w in scn.workloads.values():
+        if w.automatic:
+            added[w.alternative_of].append(f"alternatives.{w.alternative}.")
+    if not added:
+        return scn
+    out = {}
+    for w in scn.workloads.values():
+        if w.automatic:
+            continue
+        if w.id in added:
+            w = replace(w, values={k: v for k, v in w.values.items() if not k.startswith(tuple(added[w.id]))})
+        out[w.id] = w
+    return replace(scn, workloads=out)
+
+
+def fit_name(w: Entity) -> str:
+    """The id of the automatic alternative that holds workload `w` on more devices: `fit`, or `fp8-fit` for `w`'s
+    alternative `fp8`."""
+    return f"{w.alternative}-{FIT}" if w.alternative_of else FIT

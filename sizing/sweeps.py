@@ -343,6 +343,8 @@ def with_values(scn: Scenario, w: Entity, given: dict[str, Any]) -> Scenario:
     (a precision carries the defaults that follow it), and no sweep: one cell of a grid."""
     from . import alternatives
 
+    scn = alternatives.unsharded(scn)
+    w = scn.workloads[w.id]
     own = alternatives.changes(w)
     workloads = dict(scn.workloads)
     for e in scn.workloads.values():
@@ -363,13 +365,15 @@ def with_values(scn: Scenario, w: Entity, given: dict[str, Any]) -> Scenario:
 
 def shards(res, w: Entity, values: dict[str, Any] | None = None) -> tuple:
     """Which devices would need an automatic 'fit' alternative (alternatives.sharded): the devices that do not fit
-    the workload and how many would hold it, from the base values or from one cell's (`values`: key -> value)."""
+    the workload or one of its alternatives and how many would hold it, from the base values or from one cell's
+    (`values`: key -> value)."""
     out = []
     for p in res.pairs:
-        if p.workload != w.id or p.kind != "generate":
+        e = res.scenario.workloads.get(p.workload)
+        if e is None or e.automatic or w.id not in (e.id, e.alternative_of) or p.kind != "generate":
             continue
         get = (lambda q: values.get(f"{p.workload}/{p.device}/{q}")) if values is not None else p.values.get
-        n = get("devices_to_fit")
-        if get("fits") is False and isinstance(n, float) and math.isfinite(n) and n > 1:
-            out.append((p.device, 2 ** math.ceil(math.log2(n))))
+        n, fits = get("devices_to_fit"), get("fits")         # a cell's values are numpy's: np.False_ is not False
+        if fits is not None and not fits and isinstance(n, float) and math.isfinite(n) and n > 1:
+            out.append((p.workload, p.device, 2 ** math.ceil(math.log2(n))))
     return tuple(out)

@@ -144,6 +144,8 @@ def test_an_alternative_changes_only_what_it_names():
 # BASE with an MI300X for the L40S, the devices left open and no latency target
 FIT = BASE.replace("  l40s: {from: nvidia-l40s, price: 1.00 USD/hour}", "  mi300x: {from: amd-mi300x, price: 1.85 USD/hour}") \
     .replace("    devices: {h100: 2, l40s: 4}\n", "").replace("    targets: {per_token_p95: 80 ms}\n", "") + DECISION
+# FIT with an FP8 alternative, which does not fit one H100 either
+FIT_FP8 = FIT.replace("    traffic:", "    alternatives:\n      fp8: {precision: fp8}\n    traffic:")
 
 
 def test_a_serving_option_that_does_not_fit_is_priced_on_the_devices_that_hold_it():
@@ -167,6 +169,29 @@ def test_a_serving_option_that_does_not_fit_is_priced_on_the_devices_that_hold_i
     pinned = evaluate(load(FIT.replace("    batch: 16\n", "    batch: 16\n    devices: 1\n")))
     assert "chat-fit" not in pinned.scenario.workloads
     assert not pinned.decision.option("h100").passes
+
+
+def test_an_alternative_that_does_not_fit_is_priced_on_the_devices_that_hold_it():
+    """The FP8 alternative of the 70B needs 74.7 GB where an H100 leaves 72 GB: it gets an automatic alternative of
+    its own, `fp8-fit` (2 H100s), priced exactly as the scenario written at FP8 on 2 H100s, ranked beside the
+    workload's own `fit`; the FP8 option's verdict points at it."""
+    r = evaluate(load(FIT_FP8))
+    assert list(r.scenario.workloads) == ["chat", "chat-fit", "chat-fp8", "chat-fp8-fit"]
+    fit = r.scenario.workloads["chat-fp8-fit"]
+    assert (fit.automatic, fit.alternative_of, fit.alternative) == (True, "chat", "fp8-fit")
+    assert (fit.get("precision"), fit.get("devices.h100"), fit.get("title")) == \
+        ("fp8", 2, "fp8 (alternative of chat), sharded to fit")
+    d = r.decision
+    assert [o.id for o in d.options if o.rank] == ["mi300x fp8", "mi300x", "h100 fp8-fit", "h100 fit"]
+    written = evaluate(load(FIT.replace("    precision: bf16\n", "    precision: fp8\n    devices: {h100: 2}\n")))
+    assert r.pair("chat-fp8-fit", "h100").values == written.pair("chat", "h100").values
+    assert d.option("h100 fp8-fit").value == written.pair("chat", "h100").values["monthly_cost"]
+    assert verdict(r, d, d.option("h100 fp8")) == \
+        "does not fit in memory: needs 74.7 GB, has 72 GB (2 devices would hold it; ranked as h100, fp8-fit)"
+    # an alternative that sets its devices asks about them: nothing is added for it
+    pinned = evaluate(load(FIT.replace("    traffic:", "    alternatives:\n      fp8: {precision: fp8, devices: 1}\n"
+                                                         "    traffic:")))
+    assert "chat-fp8-fit" not in pinned.scenario.workloads and "chat-fit" in pinned.scenario.workloads
 
 
 def test_a_what_if_on_the_workload_moves_its_alternatives():

@@ -14,6 +14,7 @@ import openpyxl
 import pytest
 
 from helpers import ROOT, SCENARIOS, results_of
+from test_alternatives import FIT_FP8
 from sizing import formulas as F
 from sizing.errors import OutputError
 from sizing.evaluate import Results, evaluate
@@ -37,6 +38,10 @@ class WhatIf:
     old_text: str               # the scenario text replaced ...
     new_text: str               # ... by this
 
+
+# Scenarios beside the shipped ones whose workbooks are recalculated too: an alternative sharded to fit
+EXTRA = {"alternative-fit": FIT_FP8}
+BOOKS = [p.stem for p in SCENARIOS] + list(EXTRA)
 
 WHAT_IFS = (
     WhatIf("price-x2", "chat-70b-fp8", "device.mi300x.price", 3.70, "price: 1.85 USD/hour", "price: 3.70 USD/hour"),
@@ -119,6 +124,11 @@ def cases(recalc, tmp_path_factory) -> dict[str, Case]:
         out = tmp / f"{path.stem}.xlsx"
         out.write_bytes(workbook_bytes(r))
         pending[path.stem] = (r, out)
+    for name, text in EXTRA.items():
+        r = evaluate(load_scenario_bytes(text.encode(), f"{name}.yaml")[0])
+        out = tmp / f"{name}.xlsx"
+        out.write_bytes(workbook_bytes(r))
+        pending[name] = (r, out)
     for w in WHAT_IFS:
         r0, source = pending[w.scenario]
         out = tmp / f"what-if-{w.id}.xlsx"
@@ -128,16 +138,25 @@ def cases(recalc, tmp_path_factory) -> dict[str, Case]:
     return {k: Case(r, names_of(r), out, got) for (k, (r, out)), got in zip(pending.items(), done)}
 
 
-def engine_values(r: Results, names: dict[str, str]) -> dict[str, Any]:
-    """name -> engine value, for every input and every quantity of every pair."""
-    out = {names[k]: i.value.value for k, i in r.inputs.items()}
-    out |= {names[x.key]: p.values.get(x.d.id) for p in r.pairs for x in p.cells()}   # not offered: blank
+def engine_values(r: Results, names: dict[str, str], skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """name -> engine value, for every input and every quantity of every pair (but the workloads in `skip`)."""
+    out = {names[k]: i.value.value for k, i in r.inputs.items() if getattr(i.entity, "id", None) not in skip}
+    out |= {names[x.key]: p.values.get(x.d.id) for p in r.pairs if p.workload not in skip
+            for x in p.cells()}                                                     # not offered: blank
     return out
 
 
-def assert_matches_engine(case: Case) -> None:
+def added(before: Case, after: Case) -> frozenset[str]:
+    """The automatic alternatives the engine adds for an edited scenario that its workbook, written before the edit,
+    cannot have: an edit in the workbook shows such an option failing `fits_memory`; `sizing` run on the edited
+    scenario prices it on the devices that hold it."""
+    return frozenset(w.id for w in after.results.scenario.workloads.values()
+                     if w.automatic and w.id not in before.results.scenario.workloads)
+
+
+def assert_matches_engine(case: Case, skip: frozenset[str] = frozenset()) -> None:
     got = named_values(case.source, case.values)
-    want = engine_values(case.results, case.names)
+    want = engine_values(case.results, case.names, skip)
     assert set(want) <= set(got)
     wrong = {n: (got[n], v) for n, v in want.items() if not same(got[n], v)}
     assert wrong == {}
@@ -167,12 +186,12 @@ def assert_sweeps_match(case: Case) -> int:
 
 
 # -- LibreOffice recalculates every shipped scenario to the engine's values ---------------------
-@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+@pytest.mark.parametrize("name", BOOKS)
 def test_every_named_cell_recalculates_to_the_engine(cases, name):
     assert_matches_engine(cases[name])
 
 
-@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+@pytest.mark.parametrize("name", BOOKS)
 def test_no_cell_holds_an_error(cases, name):
     wb = openpyxl.load_workbook(cases[name].values, data_only=True)
     errors = [(ws.title, c.coordinate, c.value) for ws in wb for row in ws.iter_rows() for c in row
@@ -180,7 +199,7 @@ def test_no_cell_holds_an_error(cases, name):
     assert errors == []
 
 
-@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+@pytest.mark.parametrize("name", BOOKS)
 def test_checks_and_decision_are_live(cases, name):
     case = cases[name]
     got = named_values(case.source, case.values)
@@ -192,7 +211,7 @@ def test_checks_and_decision_are_live(cases, name):
         assert got[recommendation_name(i)] == want
 
 
-@pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
+@pytest.mark.parametrize("name", BOOKS)
 def test_every_cached_value_is_what_libreoffice_computes(cases, name):
     """The value stored beside each formula (what pandas, previews and data_only readers see) equals the
     recalculated one, on every sheet: the ranks, the lists of failures, the roofline and the sweep too."""
@@ -230,7 +249,7 @@ def test_live_sweep_grids_follow_the_engine(cases):
 def test_what_if_matches_the_engine_on_the_changed_scenario(cases, w):
     before, after = cases[w.scenario], cases[w.id]
     assert engine_values(after.results, after.names) != engine_values(before.results, before.names)
-    assert_matches_engine(after)
+    assert_matches_engine(after, added(before, after))
     assert_sweeps_match(after)
 
 
@@ -294,16 +313,23 @@ def test_a_long_sweep_is_shown_as_evenly_spaced_live_rows(monkeypatch):
 
 
 def test_failed_requirements_are_listed_live(cases):
+    """The edited batch in the workbook lists each option's failures and ranks the others as the engine does on the
+    edited scenario; the engine adds the BF16 alternative sharded to fit (the workbook cannot add options), which
+    the workbook shows failing `fits_memory` instead."""
     case = cases["batch-64"]                    # at batch 64 the KV cache outgrows some devices
+    new = added(cases["chat-70b-fp8"], case)
+    assert new == {"chat-bf16-fit"}
     ws = openpyxl.load_workbook(case.values, data_only=True)["Results"]
     rows = {r[0].value: r for r in ws.iter_rows() if r[0].value in ("fails", "rank")}
     devices = [c.value for c in next(r for r in ws.iter_rows() if r[1].value == "unit")[2:]]
     live = {d: set(re.findall(r"(\w+) \(([^)]+)\)", c.value or "")) for d, c in zip(devices, rows["fails"][2:])}
-    ranking = case.results.decision.options
+    ranking = [o for o in case.results.decision.options if o.workload not in new]
     assert any(o.failures for o in ranking)
     assert live == {o.label: {(f.quantity, f.workload) for f in o.failures} for o in ranking}
+    assert {("fits", "chat-bf16")} <= live["b200, bf16"]
     ranks = {d: c.value for d, c in zip(devices, rows["rank"][2:])}
-    assert {o.label: o.rank for o in ranking if o.passes} == {d: r for d, r in ranks.items() if r}
+    passing = sorted((o for o in ranking if o.passes), key=lambda o: o.rank)    # the engine's order, without
+    assert {o.label: i for i, o in enumerate(passing, 1)} == {d: r for d, r in ranks.items() if r}  # the new ones
 
 
 @pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])

@@ -226,7 +226,7 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
             detail = f": needs {held[2]}, has {held[3]}" if held else ""
             if isinstance(p.values.get("devices_to_fit"), float) and p.values["devices_to_fit"] > 1:
                 fit = alternatives.fit_for(r.scenario.workloads, option.workload, option.device)
-                ranked = f"; ranked as {option.device}, {alternatives.FIT}" if fit is not None else ""
+                ranked = f"; ranked as {option.device}, {fit.alternative}" if fit is not None else ""
                 detail += f" ({show(p, 'devices_to_fit')} devices would hold it{ranked})"   # fit: a power of two
             out.append(f"does not fit in memory{detail}{where}")
         else:

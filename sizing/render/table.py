@@ -173,7 +173,7 @@ def render(r: Results, width: int | None = None) -> str:
                 why += f": the provider's {' and '.join(unstated)} not stated (add under api:)"
             fit = alternatives.fit_for(r.scenario.workloads, o.workload, o.device)
             if any(f.memory for f in o.failures) and fit is not None:
-                why += f"; {fit.get(f'devices.{o.device}')} devices ranked as '{o.device} {alternatives.FIT}'"
+                why += f"; {fit.get(f'devices.{o.device}')} devices ranked as {o.device}, {fit.alternative}"
             elif any(f.memory for f in o.failures) and isinstance(
                     n := getattr(pair_of(r, d, o), "values", {}).get("devices_to_fit"), (int, float)):
                 where = f"the alternative '{o.alternative}'" if o.alternative else "the workload"
