@@ -207,3 +207,14 @@ def test_a_what_if_on_the_workload_moves_its_alternatives():
     for oid in ("mi300x", "mi300x lora", "h100 lora"):
         assert moved.option(oid).value == pytest.approx(written.option(oid).value, rel=1e-12), oid
     assert moved.option("mi300x lora").value < r.decision.option("mi300x lora").value
+
+
+def test_the_terminal_names_the_target_an_option_misses():
+    """'fails meets_targets' alone left a new user searching the sweep: the line says which target, by how much."""
+    from sizing.render.table import render
+    r = evaluate(load(BASE.replace("    traffic:", ALTERNATIVES + "    traffic:").replace("80 ms", "30 ms") + DECISION))
+    lines = [ln.strip() for ln in render(r).splitlines() if "fails" in ln]
+    assert "– l40s, fp8: n/a  fails meets_targets (chat-fp8): time between tokens 48.55 ms > 30 ms" in lines
+    h100 = next(ln for ln in lines if ln.startswith("– h100:"))
+    assert h100.startswith("– h100: n/a  fails fits_memory (chat); fails meets_targets (chat): time between tokens "
+                           "37.69 ms > 30 ms;")

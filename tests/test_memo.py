@@ -130,7 +130,7 @@ def test_risks_come_from_data():
     assert risks(r, dec, gaudi, date(2026, 12, 2))[0] == "price assumed"
     api = results("capacity-chat-8b")
     assert risks(api, api.decision, api.decision.best, date(2026, 12, 2)) == [
-        "provider's price and service level; capacity not modelled"]
+        "provider's price and service level not sourced; capacity not modelled"]
     assert source_age("list price 2026-04 (1.65 to 6.88)", date(2026, 12, 2)) == "of 2026-04, 8 months old"
     assert source_age("no date", date(2026, 12, 2)) == ""
 
@@ -309,7 +309,9 @@ def test_a_lead_in_a_count_reads_as_fewer_not_as_money():
 def test_page_one_names_the_traffic_its_costs_are_for():
     from sizing.render.report.page_one import decision_summary
     d = decision_summary(results("chat-70b-fp8"), 0, date(2026, 12, 6))
-    assert d.workload + d.traffic == "Support assistant at a peak of 5 requests/s, 2.5 on average"
+    # 2.5 requests/s over a month of 730.5 hours: 6.5745 M requests
+    assert d.workload + d.traffic == "Support assistant at a peak of 5 requests/s, 2.5 on average (6.57 M " \
+                                     "requests a month)"
     d = decision_summary(results("pretrain-deadline"), 0, date(2026, 12, 6))
     assert (d.workload, d.traffic) == ("8B pre-training run", "")                 # no traffic: the title alone
 
@@ -426,3 +428,26 @@ def test_the_terminal_says_an_on_demand_recommendation_is_a_floor_and_gives_the_
     assert "; $3,547/month more)" in fallback(r, r.decision)                  # $8,109 − $4,562, as shown
     assert "How sure" not in text and "    (14 more options, never the best in a draw, left out; --format json " \
         "lists every one)" in text
+
+
+def test_an_api_recommendation_reads_as_a_signer_checks_it():
+    """The EUR assistant's page one: the gap to the runner-up is the difference of the two figures shown (€1,877 −
+    €1,676 = €201, where the engine's 1,876.73 − 1,676.50 is 200.23 and a display rescaling gave €200.97); the
+    input price is per input token; the hosted API's capacity is the rate limit to ask for (12 requests/s × 1,500
+    input and × 250 output tokens)."""
+    from sizing import currency
+    from sizing.narrative.memo import fallback, requirements
+    from sizing.render.report.sensitivity import sensitivity
+    currency.rendered(lambda r: check_eur_api(r, fallback, requirements, sensitivity))(results("eu-assistant-eur"))
+
+
+def check_eur_api(r, fallback, requirements, sensitivity):
+    dec = r.decision
+    assert dec.best.variant == "api"
+    assert fallback(r, dec).endswith("(the cheapest option on devices of your own or rented; €201/month more).")
+    assert margin_words(r, dec).startswith("L40S 48GB rented on demand as traffic needs at €1,877/month; "
+                                           "the recommendation costs €201/month less")
+    assert "serves a peak of 12 requests/s (the provider's capacity, not modelled: ask for 12 requests/s, 18,000 " \
+           "input and 3,000 output tokens/s)" in requirements(r, dec)
+    assert "the API price per input token 25 % higher (€0.125/M input tokens instead of €0.10/M input tokens): L40S " \
+           "48GB rented on demand as traffic needs" in sensitivity(r, 0).flips

@@ -22,6 +22,7 @@ class InputDef:
     fields: tuple[tuple[str, str], ...] = ()   # (entity kind, field path); later ones win; "{p}" = precision
     assumption: bool = True                     # an estimate a sensitivity analysis may move
     fraction: bool = False                      # between 0 and 1 (capped at 100 % when moved up)
+    display: str | None = None                  # how a sentence shows it, where the unit alone would mislead
 
     def path(self, entity: str) -> str | None:
         """The field path this input is read from on an entity of that kind (None: not read from it)."""
@@ -73,10 +74,11 @@ NA = Missing(frozenset())        # "does not apply here", as opposed to a missin
 
 
 def inp(role: str, unit: str, description: str, *, device: str | None = None, model: str | None = None,
-        workload: str | None = None, assumption: bool = True, fraction: bool = False) -> None:
+        workload: str | None = None, assumption: bool = True, fraction: bool = False,
+        display: str | None = None) -> None:
     """Declare an input role; device/model/workload name the field it is read from on that entity."""
     fields = tuple((e, p) for e, p in (("device", device), ("model", model), ("workload", workload)) if p)
-    INPUTS[role] = InputDef(role, unit, description, fields, assumption, fraction)
+    INPUTS[role] = InputDef(role, unit, description, fields, assumption, fraction, display)
 
 
 def read_from(entity: str) -> tuple[tuple[str, str], ...]:

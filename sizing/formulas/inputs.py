@@ -81,7 +81,8 @@ inp("job_items", "", "items in the bulk job", workload="batch_job.items")
 inp("job_tokens", "token", "tokens per item of the bulk job", workload="batch_job.tokens")
 inp("trainable", "", "trainable share of the parameters (LoRA)", workload="trainable", fraction=True)
 inp("api_output_price", "USD/token", "hosted API price per output token", workload="api.output_price")
-inp("api_input_price", "USD/token", "hosted API price per input token", workload="api.input_price")
+inp("api_input_price", "USD/token", "hosted API price per input token", workload="api.input_price",
+    display="USD/Minput")
 inp("api_ttft", "s", "the hosted API's stated time to first token (p95)", workload="api.ttft_p95", assumption=False)
 inp("api_per_token", "s", "the hosted API's stated time per token (p95)", workload="api.per_token_p95",
     assumption=False)

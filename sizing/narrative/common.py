@@ -55,7 +55,17 @@ def shown_gap(a: float, b: float, unit: str, display: str | None = None) -> str:
     same = re.sub(r"[\d,.]+", "", x) == re.sub(r"[\d,.]+", "", y)
     if "USD" not in unit or not same or "e" in x + y or not figure(x):
         return human(abs(a - b), unit, display)
-    return human(abs(figure(x) - figure(y)) * (a / figure(x)), unit, display)      # a / figure(x): the display's
+    decimals = max(len(t.split(".")[1]) if "." in t else 0 for t in (number(x), number(y)))
+    gap = round(abs(figure(x) - figure(y)), decimals)
+    scale = a / figure(human(a, unit, display, digits=15, cents=False))          # display -> engine unit
+    significant = len(f"{gap:.{decimals}f}".replace(".", "").lstrip("0")) or 1
+    return human(gap * scale, unit, display, digits=significant, cents=decimals == 2)
+
+
+def number(text: str) -> str:
+    """The figure of a formatted amount as written: '€1,876.73/month' -> '1,876.73'."""
+    m = re.search(r"\d[\d,]*(\.\d+)?", text)
+    return m.group(0) if m else ""
 
 
 def rate(p: Pair, qid: str) -> str:

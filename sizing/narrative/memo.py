@@ -300,7 +300,10 @@ def requirements(r: Results, dec: Decision) -> list[str]:
     if (peak := given(r, f"{w}.traffic.peak")) is not None:
         p = pair_of(r, dec, dec.best) if dec.best else None
         spare = role_value(r, p, "redundancy") if p else None
-        out.append(f"serves a peak of {peak}" + (f" with {count(spare, 'spare replica')}" if spare else ""))
+        if dec.best is not None and dec.best.variant == "api":
+            out.append(f"serves a peak of {peak} (the provider's capacity, not modelled: {rate_limit(r, w)})")
+        else:
+            out.append(f"serves a peak of {peak}" + (f" with {count(spare, 'spare replica')}" if spare else ""))
     for where in ("cloud", "on-prem", "edge"):
         if where in dec.require:
             out.append({"cloud": "can be had in the cloud", "on-prem": "can be had on premises",
@@ -312,10 +315,21 @@ def requirements(r: Results, dec: Decision) -> list[str]:
     return out
 
 
+def rate_limit(r: Results, w: str) -> str:
+    """The rate limit a hosted API must grant at the peak: 'ask for 12 requests/s, 18,000 input and 3,000 output
+    tokens/s'."""
+    peak = r.inputs[f"{w}.traffic.peak"].value.value
+    tokens = [(r.inputs[k].value.value * peak, side) for k, side in ((f"{w}.input_tokens", "input"),
+                                                                       (f"{w}.output_tokens", "output"))
+              if k in r.inputs]
+    per_s = " and ".join(f"{human(n, 'token/s').removesuffix(' tokens/s')} {side}" for n, side in tokens)
+    return f"ask for {human(peak, 'request/s')}" + (f", {per_s} tokens/s" if per_s else "")
+
+
 def given(r: Results, key: str, display: str | None = None) -> str | None:
     """An input in its display unit ('5 requests/s', '7 days'), or None when not given."""
     i = r.inputs.get(key)
-    return human(i.value.value, F.INPUTS[i.role].unit, display) if i else None
+    return human(i.value.value, F.INPUTS[i.role].unit, display or F.INPUTS[i.role].display) if i else None
 
 
 DATE = re.compile(r"\b(20\d\d)(?:-(\d\d))?(?:-(\d\d))?\b")
@@ -338,7 +352,7 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
     caveats. With `detail` (page 1's one option) the unverified figures are named and the runs' direction said;
     without (a row of the options table, where a device recurs), counted and ranged only."""
     if o.variant == "api":
-        return ["provider's price and service level; capacity not modelled"]
+        return ["provider's price and service level not sourced; capacity not modelled"]
     out = []
     p = pair_of(r, dec, o)
     own = o.variant == "fleet" and p is not None and p.values.get("cost_basis") == "own"
@@ -397,7 +411,7 @@ def changes(r: Results, flips: list[tuple[str, float, str | None]]) -> list[str]
     out = []
     for key, moved, instead in flips:
         i = r.inputs[key]
-        unit, shown = F.INPUTS[i.role].unit, "%" if F.INPUTS[i.role].fraction else None
+        unit, shown = F.INPUTS[i.role].unit, "%" if F.INPUTS[i.role].fraction else F.INPUTS[i.role].display
         out.append(f"{moved_words(r, key, moved)} ({human(moved, unit, shown)} instead of "
                    f"{human(i.value.value, unit, shown)}): {instead or 'no option qualifies'}")
     return out

@@ -31,7 +31,7 @@ FIXED: dict[str, tuple[str, float]] = {
     "USD": ("$", 1.0), "USD/month": ("$/month", 1.0), "USD/hour": ("$/hour", 1 / 3600),
 }
 # Displays kept whatever the value's size: a device-hours figure reads as hours even when it is weeks long.
-PINNED: dict[str, tuple[str, float]] = {"device-h": ("device-hours", 3600.0)}
+PINNED: dict[str, tuple[str, float]] = {"device-h": ("device-hours", 3600.0), "USD/Minput": ("$/M input tokens", 1e-6)}
 TEXT_UNITS = {"": "", "token": "tokens", "FLOP/byte": "FLOP/byte", "USD/Mtoken": "$/M output tokens", "USD": "$",
               "USD/month": "$/month", "USD/request": "$/request", "token/s": "tokens/s", "request/s": "requests/s"}
 

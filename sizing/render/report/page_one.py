@@ -71,8 +71,14 @@ def traffic_words(r: Results, wid: str) -> str:
         return ""
     said = f" at a peak of {human(peak.value.value, 'request/s')}"
     if average is not None and average != peak.value.value:
-        said += f", {human(average, '')} on average"
+        said += f", {human(average, '')} on average ({volume(average)} requests a month)"
     return said
+
+
+def volume(per_s: float) -> str:
+    """A rate as a month's count: 3 requests/s -> '7.89 M' (a month of 730.5 hours)."""
+    n = per_s * HOURS_PER_MONTH * 3600
+    return f"{n / 1e9:.3g} billion" if n >= 1e9 else f"{n / 1e6:.3g} M" if n >= 1e6 else f"{n:,.0f}"
 
 
 def spent(r: Results, dec, o, name: str) -> float | None:
