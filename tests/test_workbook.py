@@ -540,3 +540,21 @@ def test_money_that_does_not_reconcile_fails_the_master_check(recalc, tmp_path):
     assert got["Summary"].cell(row, 13).value is False
     assert got["Summary"]["B3"].value == "FAILED: see Checks"
     assert [c.value for c in got["Checks"]["A"] if str(c.value).startswith("the money reconciles")]
+
+
+@pytest.mark.parametrize("name", ["moe-mixtral-serving", "chat-70b-fp8", "eu-assistant-eur"])
+def test_the_readme_sheet_describes_this_workbook(name):
+    """A finance reviewer found the README naming an Uncertainty sheet and hosted-API options a workbook did not
+    have, and leaving out Summary, Fleet and Constants: it lists the sheets there are, the kinds of option the
+    decision ranks, and which parts are values, not formulas."""
+    r = results_of(name)
+    wb = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)))
+    rows = {c.value: ws_row for ws_row in wb["README"].iter_rows() for c in ws_row[:1] if c.value}
+    listed = [v for v in rows if v in wb.sheetnames]
+    assert listed == [s for s in wb.sheetnames if s != "README"]
+    decision, first = rows["decision"][1].value, rows["1"][1].value
+    kinds = {"moe-mixtral-serving": "(a fleet or renting on demand)",
+             "chat-70b-fp8": "(a fleet, renting on demand or an alternative)",
+             "eu-assistant-eur": "(a fleet, renting on demand or a hosted API)"}[name]
+    assert decision.startswith(f"which option {kinds} gives the lowest monthly_cost")
+    assert ("Uncertainty" in first) == (r.simulation is not None) == ("Uncertainty" in wb.sheetnames)

@@ -45,10 +45,10 @@ def readme_sheet(b: Book, ws: Sheet) -> None:
         put_text(ws, row + 3, 2, "a hosted API's latency is checked at its provider's stated service level (api: "
                                  "ttft_p95, per_token_p95); its capacity is not modelled")
         row += 1
-    row = readme_section(ws, row + 4, "How to use", HOW_TO)
+    row = readme_section(ws, row + 4, "How to use", how_to(r))
     row = colour_key(ws, row)
     row = readme_section(ws, row, "Provenance", provenance(b))
-    row = readme_section(ws, row, "Sheets", [s for s in SHEETS if s[0] != "Uncertainty" or r.simulation])
+    row = readme_section(ws, row, "Sheets", [s for s in SHEETS if s[0] in b.sheets])
     notes = b.notes + [p.message for p in r.problems]
     if notes:
         readme_section(ws, row, "Notes", [("", n) for n in notes])
@@ -66,9 +66,17 @@ def wrap(ws: Sheet, cell: Cell, width: float) -> None:
         ws.heights[cell.row] = 15 * lines
 
 
+def how_to(r) -> tuple[tuple[str, str], ...]:
+    """The steps, the first saying which parts are values rather than formulas, where the workbook has them."""
+    values = [what for what, present in (("the Uncertainty sheet (a simulation)", r.simulation is not None),
+                                         ("the grids labelled as engine values (a decision in each cell)", r.grids))
+              if present]
+    but = f", but {' and '.join(values)}" if values else ""
+    return (("1", f"Change a yellow cell on Inputs (value in the unit shown beside it). Everything else is a "
+                  f"formula{but}."),) + HOW_TO
+
+
 HOW_TO = (
-    ("1", "Change a yellow cell on Inputs (value in the unit shown beside it). Everything else is a formula, but the "
-          "Uncertainty sheet and grids labelled as engine values (a simulation or a grid of decisions)."),
     ("2", "Calc holds one quantity per row in SI base units; Results converts the headline figures to ms, GB, "
           "tokens/s and money and ranks the options live."),
     ("3", "Checks must stay TRUE; the master check is repeated above. Requirements may be FALSE: that is a "
@@ -78,14 +86,19 @@ HOW_TO = (
     ("5", "The sheets are protected without a password to prevent slips; unprotect to restructure."),
 )
 SHEETS = (
+    ("Summary", "per option: how it is paid, capital, running cost, a year, the horizon, the unit cost, its "
+                "requirements and rank; the recommendation; the money reconciled"),
     ("Inputs", "label | value | unit | factor | base value (named) | source, by device, model, workload"),
     ("Calc", "every quantity of the formula graph, one column per device"),
+    ("Fleet", "each fleet search: one row per candidate fleet, its queueing and whether its p95 wait fits"),
     ("Results", "the decision and the headline comparison in display units"),
     ("Sweep", "the scenario's sweep as a live grid with a chart"),
     ("Uncertainty", "the scenario's draws over its ranges: how often each option is the best (values, not formulas)"),
     ("Checks", "sanity checks (the master check) and the requirements"),
     ("Roofline", "log-log roofline: device ceilings and the workloads' operating points"),
+    ("Constants", "every number a formula uses that is not an input (conventions, unit sizes), by name"),
 )
+VARIANTS = (("fleet", "a fleet"), ("busy_hours", "renting on demand"), ("api", "a hosted API"))
 
 
 def readme_section(ws: Sheet, row: int, title: str, lines: Iterable[tuple[str, str]]) -> int:
@@ -107,9 +120,11 @@ def answers(b: Book) -> list[tuple[str, str]]:
         goal = "highest" if d.maximise else "lowest"
         req = f", among options meeting {', '.join(d.require)}" if d.require else ""
         budget = f", within the {' and '.join(d.budget)} budget" if d.budget else ""
-        lines.append(("decision", f"{d.title + ': ' if d.title else ''}which option (a fleet, renting on demand, "
-                                  f"a hosted API or an alternative) gives the {goal} {d.quantity} for workload "
-                                  f"{d.workload}{req}{budget}"))
+        kinds = [words for v, words in VARIANTS if any(o.variant == v for o in d.options)] + \
+            (["an alternative"] if any(o.alternative for o in d.options) else [])
+        among = f" ({', '.join(kinds[:-1])} or {kinds[-1]})" if len(kinds) > 1 else ""
+        lines.append(("decision", f"{d.title + ': ' if d.title else ''}which option{among} gives the {goal} "
+                                  f"{d.quantity} for workload {d.workload}{req}{budget}"))
     return lines
 
 
