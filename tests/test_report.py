@@ -598,8 +598,8 @@ def test_how_sure_section_tabulates_every_option_that_can_qualify():
     never = [o for o in s.options if o.meets_probability == 0]
     said = "Never meets every requirement in any case: " + "; ".join(name_of(r, r.decision, o.option) for o in never)
     assert never and squeezed(said) in squeezed(body)
-    assert "Never meets every requirement in any case: Gaudi 3, rented all month; Instinct MI300X (bf16), rented all " \
-           "month; " in body
+    assert "Never meets every requirement in any case: Gaudi 3, rented all month; Instinct MI300X (precision bf16), " \
+           "rented all month; " in body
 
 
 def test_a_tornado_note_left_of_the_base_stays_clear_of_the_assumption_names():

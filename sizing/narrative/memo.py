@@ -10,6 +10,7 @@ import statistics
 from dataclasses import dataclass
 from datetime import date
 
+from .. import alternatives
 from .. import formulas as F
 from ..catalog import within
 from ..decide import MONTHLY, pair_of
@@ -18,7 +19,7 @@ from ..formulas.common import HORIZON, MONTH
 from ..render.format import human, percent
 from ..results import Decision, Option
 
-from .common import objective_words, role_value, shown_gap
+from .common import device_name, objective_words, role_value, shown_gap
 from . import margin as M
 from .margin import KIND_RUNS, at_medians, is_close, kind_of, lead_at, margin, median_costs, own_runs, runner_up
 from .money import busy_devices, committed
@@ -75,10 +76,25 @@ def option_words(r: Results, o: Option, short: bool = False) -> str:
     (bf16)', 'the hosted API'; `short` as a table names it ('Instinct MI300X, on demand', 'Hosted API')."""
     if o.variant == "api":
         return "Hosted API" if short else "the hosted API"
-    name = short_name(r, o.device) + (f" ({o.alternative})" if o.alternative else "")
+    name = short_name(r, o.device) + (f" ({alternative_phrase(r, o)})" if o.alternative else "")
     if o.variant == "busy_hours":
         return f"{name}, on demand" if short else f"{name} rented on demand as traffic needs"
     return name
+
+
+def alternative_phrase(r: Results, o: Option) -> str:
+    """What an option's alternative changes, as page one names it: 'batch 32', 'precision fp8, 2 devices' (the
+    devices of the option's own device only); its id where it changes more than three things."""
+    w = r.scenario.workloads.get(o.workload)
+    root = r.scenario.workloads.get(w.alternative_of) if w is not None else None
+    given = alternatives.changes(root).get(o.alternative, {}) if root is not None else {}
+    parts = []
+    for path, v in given.items():
+        if path == "devices" or path == f"devices.{o.device}":
+            parts.append(f"{v.text} device{'' if str(v.text) == '1' else 's'}")
+        elif path != "title" and not path.startswith(("devices.", "parallel.")):
+            parts.append(f"{path.replace('_', ' ')} {v.text}")
+    return ", ".join(parts) if 0 < len(parts) <= 3 else o.alternative
 
 
 def count(n: float, what: str) -> str:
@@ -99,8 +115,9 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
         how = [f"{shown} device{'' if shown == '1' else 's'} on average" if shown else "",
                f"{count(peak, 'device')} at the peak" if isinstance(peak, float) else ""]
         floor = " (a floor: it assumes devices can be had the moment traffic rises)" if shown else ""
-        return f"Rent {short_name(r, o.device)}{f' ({o.alternative})' if o.alternative else ''} on demand as " \
-               f"traffic needs", ", ".join(x for x in how if x) + floor
+        changed = f" ({alternative_phrase(r, o)})" if o.alternative else ""
+        return f"Rent {short_name(r, o.device)}{changed} on demand as traffic needs", \
+            ", ".join(x for x in how if x) + floor
     n = v.get("fleet_devices", v.get("devices") if p and p.kind == "train" else None)
     many = f"{human(n, '')} × " if isinstance(n, float) else ""
     basis = v.get("cost_basis")
@@ -226,7 +243,10 @@ def margin_words(r: Results, dec: Decision) -> str:
     got = median_costs(r, dec)
     out += at_medians(r, dec, got)
     shifted = lead_at(dec, got)
-    if is_close(lead, shifted):
+    if best.device == second.device and "api" not in (best.variant, second.variant):
+        out += (f" Both run on the {device_name(r, best.device)}: an error in its speed estimate moves them alike, "
+                "so the lead does not rest on it.")
+    elif is_close(lead, shifted):
         lead = min(lead, max(shifted, 1 / shifted)) if shifted else lead
         near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), lead - 1)
         evidence = (f" ({runs - near} of {runs} published runs of this kind of work missed their prediction by more "

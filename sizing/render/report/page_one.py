@@ -57,8 +57,11 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
 
 
 def plain_title(r: Results, wid: str) -> str:
-    """A workload as page one names it: its title, else its id."""
+    """A workload as page one names it: its title, else its id; an alternative without a title of its own by its
+    workload's (the headline names what the alternative changes)."""
     w = r.scenario.workloads.get(wid)
+    if w is not None and w.alternative_of and w.values["title"].source.startswith("alternative "):
+        return plain_title(r, w.alternative_of)
     return str(w.get("title") or wid) if w else wid
 
 
