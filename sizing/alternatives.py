@@ -36,6 +36,11 @@ def changes(w: Entity) -> dict[str, dict[str, object]]:
     return out
 
 
+def given_by(workloads: dict[str, Entity], w: Entity) -> dict[str, Value]:
+    """The fields alternative `w` sets, at the workload's own paths ({} for a workload as written)."""
+    return changes(workloads[w.alternative_of]).get(w.alternative, {}) if w.alternative_of else {}
+
+
 def variant(w: Entity, alt: str, given: dict) -> Entity:
     """The workload with an alternative's values in place of its own: each value given replaces the workload's
     and everything below it (`devices: 8` replaces a per-device `devices: {h100: 2}`; `traffic: {peak: ..}`
@@ -126,7 +131,7 @@ def inherited(inputs: dict, workloads: dict[str, Entity], key: str) -> str | Non
     if not getattr(ent, "alternative_of", ""):
         return None
     base = f"workload.{ent.alternative_of}.{inp.path}"
-    given = changes(workloads[ent.alternative_of]).get(ent.alternative, {})
+    given = given_by(workloads, ent)
     if base not in inputs or inputs[base].value.value != inp.value.value or \
             any(inp.path == g or inp.path.startswith(g + ".") for g in given):
         return None
@@ -143,15 +148,14 @@ def sharded(scn: Scenario, r: Results) -> Scenario | None:
     need: dict[str, dict[str, int]] = {}
     for p in r.pairs:
         w = scn.workloads.get(p.workload)
-        n = p.values.get("devices_to_fit")
-        if w is None or (w.alternative_of or w.id) not in decided or w.automatic or p.kind != "generate" \
-                or p.values.get("fits") is not False or not isinstance(n, float) or not math.isfinite(n) or n <= 1:
+        n = holding(p.values.get("fits"), p.values.get("devices_to_fit"))
+        if w is None or (w.alternative_of or w.id) not in decided or w.automatic or p.kind != "generate" or n is None:
             continue
         pinned = w.has(f"devices.{p.device}") or any(
             (k == "devices" or k.startswith("parallel.")) and v.source != "default" for k, v in w.values.items())
         if not pinned and fit_name(w) not in changes(scn.workloads[w.alternative_of or w.id]) \
                 and f"{w.id}-{FIT}" not in scn.workloads:
-            need.setdefault(w.id, {})[p.device] = 2 ** math.ceil(math.log2(n))    # tensor parallel: heads split evenly
+            need.setdefault(w.id, {})[p.device] = n
     if not need:
         return None
     base = {w.id: w for w in scn.workloads.values() if not w.alternative_of}
@@ -160,8 +164,7 @@ def sharded(scn: Scenario, r: Results) -> Scenario | None:
         w = scn.workloads[wid]
         root = base[w.alternative_of or w.id]
         name = fit_name(w)
-        own = changes(root).get(w.alternative, {}) if w.alternative_of else {}
-        given = {**own, **{f"devices.{d}": Value(n, "", str(n), scn.file, w.line, w.col,
+        given = {**given_by(scn.workloads, w), **{f"devices.{d}": Value(n, "", str(n), scn.file, w.line, w.col,
                                                  "automatic: the fewest devices that hold it, rounded up to a power "
                                                  "of two") for d, n in counts.items()}}
         given.pop("title", None)
@@ -182,10 +185,10 @@ def sharded(scn: Scenario, r: Results) -> Scenario | None:
 def unsharded(scn: Scenario) -> Scenario:
     """The scenario as written: without the automatic alternatives `sharded` added (a grid's cell, evaluated again,
     finds its own)."""
-    added = {w.alternative_of: [] for w in scn.workloads.values() if w.automatic}
+    added: dict[str, list[str]] = {}
     for w in scn.workloads.values():
         if w.automatic:
-            added[w.alternative_of].append(f"alternatives.{w.alternative}.")
+            added.setdefault(w.alternative_of, []).append(f"alternatives.{w.alternative}.")
     if not added:
         return scn
     out = {}
@@ -202,3 +205,12 @@ def fit_name(w: Entity) -> str:
     """The id of the automatic alternative that holds workload `w` on more devices: `fit`, or `fp8-fit` for `w`'s
     alternative `fp8`."""
     return f"{w.alternative}-{FIT}" if w.alternative_of else FIT
+
+
+def holding(fits, n) -> int | None:
+    """The devices the automatic alternative gives a pair that does not fit (`fits` false: a bool, or numpy's in a
+    grid's cell) and that `n` devices would hold, rounded up to a power of two as tensor-parallel runtimes split the
+    attention heads evenly; None when it fits, or one device or no count would do."""
+    if fits is None or fits or not isinstance(n, float) or not math.isfinite(n) or n <= 1:
+        return None
+    return 2 ** math.ceil(math.log2(n))

@@ -3,7 +3,6 @@ crossovers found along the way, and which quantities a sweep shows (those that m
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -367,13 +366,14 @@ def shards(res, w: Entity, values: dict[str, Any] | None = None) -> tuple:
     """Which devices would need an automatic 'fit' alternative (alternatives.sharded): the devices that do not fit
     the workload or one of its alternatives and how many would hold it, from the base values or from one cell's
     (`values`: key -> value)."""
+    from . import alternatives
+
     out = []
     for p in res.pairs:
         e = res.scenario.workloads.get(p.workload)
         if e is None or e.automatic or w.id not in (e.id, e.alternative_of) or p.kind != "generate":
             continue
         get = (lambda q: values.get(f"{p.workload}/{p.device}/{q}")) if values is not None else p.values.get
-        n, fits = get("devices_to_fit"), get("fits")         # a cell's values are numpy's: np.False_ is not False
-        if fits is not None and not fits and isinstance(n, float) and math.isfinite(n) and n > 1:
-            out.append((p.workload, p.device, 2 ** math.ceil(math.log2(n))))
+        if (n := alternatives.holding(get("fits"), get("devices_to_fit"))) is not None:
+            out.append((p.workload, p.device, n))
     return tuple(out)

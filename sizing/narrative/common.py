@@ -45,7 +45,12 @@ def show(p: Pair | None, qid: str, d: QuantityDef | None = None) -> str:
 
 def figure(text: str) -> float:
     """The number a figure's text shows: '$2.50/hour' 2.5, '1,234.5 h' 1234.5."""
-    return float(re.search(r"\d[\d,]*(?:\.\d+)?", text).group(0).replace(",", ""))
+    return float(number(text).replace(",", ""))
+
+
+def number(text: str) -> str:
+    """The figure of a formatted amount as written: '€1,876.73/month' -> '1,876.73'."""
+    return re.search(r"\d[\d,]*(?:\.\d+)?", text).group(0)
 
 
 def shown_gap(a: float, b: float, unit: str, display: str | None = None) -> str:
@@ -55,17 +60,11 @@ def shown_gap(a: float, b: float, unit: str, display: str | None = None) -> str:
     same = re.sub(r"[\d,.]+", "", x) == re.sub(r"[\d,.]+", "", y)
     if "USD" not in unit or not same or "e" in x + y or not figure(x):
         return human(abs(a - b), unit, display)
-    decimals = max(len(t.split(".")[1]) if "." in t else 0 for t in (number(x), number(y)))
+    decimals = max(len(number(t).partition(".")[2]) for t in (x, y))
     gap = round(abs(figure(x) - figure(y)), decimals)
     scale = a / figure(human(a, unit, display, digits=15, cents=False))          # display -> engine unit
     significant = len(f"{gap:.{decimals}f}".replace(".", "").lstrip("0")) or 1
     return human(gap * scale, unit, display, digits=significant, cents=decimals == 2)
-
-
-def number(text: str) -> str:
-    """The figure of a formatted amount as written: '€1,876.73/month' -> '1,876.73'."""
-    m = re.search(r"\d[\d,]*(\.\d+)?", text)
-    return m.group(0) if m else ""
 
 
 def rate(p: Pair, qid: str) -> str:

@@ -92,7 +92,7 @@ def alternative_words(r: Results, o: Option) -> str:
     w = r.scenario.workloads.get(o.workload)
     if not o.alternative or w is None:
         return ""
-    given = alternatives.changes(r.scenario.workloads[w.alternative_of]).get(o.alternative, {})
+    given = alternatives.given_by(r.scenario.workloads, w)
     parts = [f"{path} {v.text}" for path, v in given.items() if path != "title"]
     return (f"Alternative {o.alternative} of {w.alternative_of} sets {', '.join(parts)}; the rest is as "
             f"{w.alternative_of}." if parts else "")

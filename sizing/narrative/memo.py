@@ -86,8 +86,7 @@ def alternative_phrase(r: Results, o: Option) -> str:
     """What an option's alternative changes, as page one names it: 'batch 32', 'precision fp8, 2 devices' (the
     devices of the option's own device only); its id where it changes more than three things."""
     w = r.scenario.workloads.get(o.workload)
-    root = r.scenario.workloads.get(w.alternative_of) if w is not None else None
-    given = alternatives.changes(root).get(o.alternative, {}) if root is not None else {}
+    given = alternatives.given_by(r.scenario.workloads, w) if w is not None else {}
     parts = []
     for path, v in given.items():
         if path == "devices" or path == f"devices.{o.device}":

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import date
 
+from ... import alternatives
 from ... import kinds as K
 from ...decide import budget_quantity, pair_of
 from ...evaluate import Pair, Results
+from ...formulas.common import MONTH
 from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label, objective_words, pairs_of, show,
                           value_words, verdict, why, workload_title)
 from ..format import aligned, human
@@ -60,7 +62,7 @@ def plain_title(r: Results, wid: str) -> str:
     """A workload as page one names it: its title, else its id; an alternative without a title of its own by its
     workload's (the headline names what the alternative changes)."""
     w = r.scenario.workloads.get(wid)
-    if w is not None and w.alternative_of and w.values["title"].source.startswith("alternative "):
+    if w is not None and w.alternative_of and "title" not in alternatives.given_by(r.scenario.workloads, w):
         return plain_title(r, w.alternative_of)
     return str(w.get("title") or wid) if w else wid
 
@@ -80,7 +82,7 @@ def traffic_words(r: Results, wid: str) -> str:
 
 def volume(per_s: float) -> str:
     """A rate as a month's count: 3 requests/s -> '7.89 M' (a month of 730.5 hours)."""
-    n = per_s * HOURS_PER_MONTH * 3600
+    n = per_s * MONTH.value
     return f"{n / 1e9:.3g} billion" if n >= 1e9 else f"{n / 1e6:.3g} M" if n >= 1e6 else f"{n:,.0f}"
 
 
