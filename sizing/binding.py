@@ -21,6 +21,14 @@ PARALLEL_DEFAULTS = {"pipeline": ("parallel.pipeline", 1), "expert_parallel": ("
 ACTIVATION_BYTES_MIN = 2.0      # activations travel between devices in 16 bits at least
 
 
+def kind_fields(kind: str) -> tuple[str, ...]:
+    """The family figures a workload kind reads: training its utilisation and the memory reserve, the others all
+    but the training utilisation."""
+    if kind == "train":
+        return ("train_efficiency", "memory_reserve")
+    return tuple(f for f in FAMILY_FIELDS if f != "train_efficiency")
+
+
 @dataclass(frozen=True)
 class Input:
     """An input cell: one entity field (or a value derived from a choice) used by the formulas."""
@@ -115,7 +123,7 @@ class Binder:
         figures = family_defaults().get(d.get("kind"), {})
         for name in FAMILY_FIELDS:
             key = default_name(name, PRECISION_BYTES[arith])
-            if d.has(name) or name in out or key not in figures or (name == "train_efficiency") != (kind == "train"):
+            if d.has(name) or name in out or key not in figures or name not in kind_fields(kind):
                 continue
             entry = figures[key]
             text = str(entry["value"])
@@ -146,7 +154,8 @@ class Binder:
         if w.has("optimizer"):
             opt = w.get("optimizer")
             v = derived(w, OPTIMIZER_STATE_BYTES[opt], "byte", opt,
-                        f"optimizer {opt}: mixed-precision state bytes per parameter", like="optimizer")
+                        f"optimizer {opt}: {'pure 16-bit' if opt == 'adamw-bf16' else 'mixed-precision'} state "
+                        "bytes per parameter", like="optimizer")
             out["state_bytes_per_parameter"] = self.add("state_bytes_per_parameter", w,
                                                         "state_bytes_per_parameter", v)
         if not w.has("traffic.utilisation") and not w.has("traffic.average") \

@@ -120,10 +120,11 @@ WORKLOADS = {
     precision: {precision}             # the training precision
     method: lora                # full, or lora with `trainable` the share of parameters trained
     trainable: 1 %              # the share of parameters LoRA trains
-    optimizer: adam             # adam, adamw, adam8bit or sgd: the bytes of state per parameter
+    optimizer: adam             # adam, adamw, adam8bit, sgd or adamw-bf16: state bytes per parameter
     tokens: 1e9                 # tokens the run processes
     sequence: 4096              # tokens per sequence
     batch: 64                   # sequences per step
+    recompute: true             # recompute activations in the backward pass: a forward more, far less memory
     deadline: 7 day             # the run must finish within this""",
 }
 

@@ -99,9 +99,12 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
          key_figures=("state_bytes", "fits", "devices", "duration", "cost"),
          headline=("state_bytes", "fits", "devices_to_fit", "devices", "duration", "cost"),
          swept=("duration", "state_bytes", "fits"),
-         memory=Memory((("training state (frozen weights included)", "state_bytes"),)),
-         limits=("Training state counts weights, gradients and optimizer moments, sharded evenly; activations are "
-                 "not counted in memory. The pipeline bubble is that of a plain one-forward-one-backward schedule "
+         memory=Memory((("training state (frozen weights included)", "state_bytes"),
+                        ("activations (every device's)", "activations_total")), check="fits"),
+         limits=("Training state counts weights, gradients and optimizer moments, sharded evenly over the devices "
+                 "(ZeRO-3 or FSDP); each device keeps the activations of its micro-batch for the backward pass, "
+                 "counted for flash attention without dropout, with sequence parallelism over the tensor-parallel "
+                 "ways and 32-bit logits for the loss (a fused or chunked loss keeps less). The pipeline bubble is that of a plain one-forward-one-backward schedule "
                  "(interleaved schedules shrink it); the gradient all-reduce overlaps the backward pass.",
                  "Data loading, checkpointing, failures and restarts are not counted: a real run takes longer than "
                  "its compute.")),

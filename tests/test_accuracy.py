@@ -12,7 +12,8 @@ from sizing.accuracy.choose import MIN_RECORDS, calibration_records, implied
 from sizing.accuracy.records import held_out, predict, skipped, workload_of
 from sizing.catalog import family_defaults, measurements
 
-CATEGORIES = {"decode_batch1", "throughput_large_batch", "ttft", "encoder_latency", "encoder_throughput", "training"}
+CATEGORIES = {"decode_batch1", "throughput_large_batch", "ttft", "encoder_latency", "encoder_throughput", "training",
+              "training_memory"}
 
 
 @pytest.fixture(scope="module")

@@ -329,7 +329,7 @@ def workload(draw, kind: str, models: dict, device_ids: list[str]) -> dict:
         w["model"] = model_ref(draw, models)
         w["tokens"] = draw(st.sampled_from(["1e9", "1e6", "2e12", 100000]))
         w.update(draw(maybe({"method": st.sampled_from(["full", "lora"]),
-                             "optimizer": st.sampled_from(["adam", "adamw", "adam8bit", "sgd"]),
+                             "optimizer": st.sampled_from(["adam", "adamw", "adam8bit", "sgd", "adamw-bf16"]),
                              "trainable": FRACTION, "devices": st.integers(1, 64)}, p=0.5)))
     if chance(draw, 0.25):
         w["alternatives"] = {alt: draw(alternative(kind)) for alt in

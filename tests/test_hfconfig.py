@@ -45,6 +45,7 @@ EXTRA = {
     "llama-3-8b": {"model_type": "llama", "tie_word_embeddings": False},
     "llama-3-70b": {"model_type": "llama", "tie_word_embeddings": False},
     "llama-3.3-70b": {"model_type": "llama", "tie_word_embeddings": False},
+    "llama-3.2-3b": {"model_type": "llama", "tie_word_embeddings": True},
     "bert-base-uncased": {"model_type": "bert", "type_vocab_size": 2},
     "bert-large-uncased": {"model_type": "bert", "type_vocab_size": 2},
     "all-minilm-l6-v2": {"model_type": "bert", "type_vocab_size": 2},
@@ -371,4 +372,6 @@ def test_a_tied_output_projection_is_imported_and_its_family_default_kept(tmp_pa
     assert not tied_embeddings({"model_type": "bert", "tie_word_embeddings": True})
     for mid in ("gemma-2-9b", "gemma-2-27b"):
         assert catalog()[1][mid].get("tied_embeddings") is True == tied_embeddings(hf_config(mid))
-    assert all(not m.get("tied_embeddings") for mid, m in catalog()[1].items() if mid.startswith(("llama", "mixtral")))
+    assert all(not m.get("tied_embeddings") for mid, m in catalog()[1].items() if mid.startswith(("llama", "mixtral"))
+               and not mid.startswith("llama-3.2"))            # Llama 3.2's small models tie theirs
+    assert catalog()[1]["llama-3.2-3b"].get("tied_embeddings") is True

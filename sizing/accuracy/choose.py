@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from ..catalog import HERE, measurements
-from .records import FAMILIES, TIMES, device_of, family_of, figure_of, held_out, narrow, predict, skipped
+from .records import FAMILIES, INFORMS, TIMES, device_of, family_of, figure_of, held_out, narrow, predict, skipped
 
 MIN_RECORDS = 3
 FLOOR_LITTLE = 0.15
@@ -38,7 +38,8 @@ START = {"efficiency": 0.6, "efficiency_8bit": 0.4, "bandwidth_efficiency": 0.7,
          "train_efficiency_8bit": 0.4, "layer_overhead": FLOOR_START}
 CHOSEN = ("efficiency", "efficiency_8bit", "bandwidth_efficiency", "train_efficiency", "train_efficiency_8bit")
 RESERVE = {"value": "10 %", "basis": "vLLM's default gpu_memory_utilization of 0.9 (runtime context, allocator "
-           "slack and CUDA graphs in the other 10 %); TensorRT-LLM and JetStream keep a similar margin"}
+           "slack and CUDA graphs in the other 10 %); TensorRT-LLM and JetStream keep a similar margin; a training "
+           "run is given the same (its CUDA context and the caching allocator's slack: assumed, not measured)"}
 
 
 def fields(figs: dict[str, float], r: dict) -> dict[str, str]:
@@ -125,7 +126,7 @@ def implied_floor(r: dict, figs: dict[str, float]) -> float:
 
 def calibration_records() -> list[dict]:
     out = held_out(measurements())
-    return [r for r in measurements() if not skipped(r) and r["id"] not in out]
+    return [r for r in measurements() if not skipped(r) and r["id"] not in out and r["category"] in INFORMS]
 
 
 def floor_share(r: dict, figs: dict[str, float]) -> float:

@@ -79,7 +79,7 @@ SKIP = {
 }
 FAMILIES = ("gpu", "tpu", "accelerator", "cpu", "npu")                  # the device kinds defaults are chosen for
 TIMES = ("ttft_ms", "ms_per_output_token", "latency_ms", "gpu_hours")   # metrics where lower is faster
-# The family figure each category's records inform.
+# The family figure each category's records inform (training memory informs none: it checks the memory count).
 INFORMS = {"decode_batch1": "bandwidth_efficiency", "throughput_large_batch": "bandwidth_efficiency",
            "ttft": "efficiency", "encoder_latency": "efficiency", "encoder_throughput": "efficiency",
            "training": "train_efficiency"}
@@ -115,6 +115,13 @@ def _workload_of(r: dict) -> tuple[dict, str, float]:
     devices = a.get("devices", 1)
     replica = a.get("replica", devices)
     par = {k: v for k, v in (a.get("parallel") or {}).items() if v}
+    if cat == "training_memory":             # the memory one device uses: the run's need over its devices, in GB
+        w = {"kind": "train", "model": model, "precision": precision, "devices": devices, "method": a["method"],
+             "optimizer": a["optimizer"], "recompute": a["recompute"], "sequence": a["sequence_length"],
+             "batch": a["batch"], "tokens": a["batch"] * a["sequence_length"] * TRAIN_STEPS,
+             "parallel": {"micro_batches": 1},                # the batch in one pass (no gradient accumulation)
+             **({"trainable": a["trainable"]} if "trainable" in a else {})}
+        return w, "train_memory_required", 1 / (devices * 1e9)
     if cat == "training":
         w = {"kind": "train", "model": model, "precision": precision, "devices": devices,
              "sequence": a.get("sequence_length", 4096), "batch": a.get("batch", 512)}

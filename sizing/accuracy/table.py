@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 
 from ..catalog import measurements
-from .records import FAMILIES, TIMES, device_of, family, held_out, predict, skipped
+from .records import FAMILIES, INFORMS, TIMES, device_of, family, held_out, predict, skipped
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,8 @@ def summary(table: list[Row]) -> list[Summary]:
 
 def by_family(table: list[Row]) -> list[Summary]:
     """Per device family with a predicted record, over every category: the spread of its records."""
-    fams = [(fam, [r for r in table if r.speed and family(r.device) == fam]) for fam in FAMILIES]
+    fams = [(fam, [r for r in table if r.speed and r.category in INFORMS and family(r.device) == fam])
+            for fam in FAMILIES]
     return [spread(fam, rows) for fam, rows in fams if rows]
 
 
@@ -88,7 +89,9 @@ WORDS = {"decode_batch1": "decode at batch 1 (tokens/s per user, ms per token, r
          "throughput_large_batch": "throughput at large batch (output tokens/s)",
          "ttft": "time to first token", "encoder_latency": "encoder latency (batch 1)",
          "encoder_throughput": "encoder throughput (sequences/s)",
-         "training": "training (tokens/s per device, GPU-hours, model-FLOPs utilisation)"}
+         "training": "training (tokens/s per device, GPU-hours, model-FLOPs utilisation)",
+         "training_memory": "training memory (peak per device; the ratio is predicted / measured memory: below 1, "
+                            "the prediction asks for less than the run used)"}
 
 
 RECORDS_NOTE = "In the table of every record, the speed ratio"     # where the README's two marked blocks divide
@@ -135,5 +138,5 @@ def speeds(table: list[Row]) -> str:
             "# (held_out: no default was chosen from the record).\n")
     runs = [{"id": r.id, "device": r.device, "family": family(r.device), "category": r.category,
              **({"batch": r.batch} if r.batch is not None else {}), **({"held_out": True} if r.held_out else {}),
-             "speed": round(r.speed, 3)} for r in table if r.speed is not None]
+             "speed": round(r.speed, 3)} for r in table if r.speed is not None and r.category in INFORMS]
     return head + yaml.safe_dump({"runs": runs}, sort_keys=False, width=110)

@@ -88,6 +88,11 @@ def cheaper_given(a, b):
     return min_given(a, b)
 
 
+def after_reserve(q, memory):
+    """`memory` less the share the runtime keeps (the device's reserve), where the device states one."""
+    return memory * (1 - q.memory_reserve) if q.has("memory_reserve") else memory
+
+
 def used_parameters(q):
     """Parameters that do work per token: active ones for mixture-of-experts."""
     return first_present(q.active_parameters, q.parameters)

@@ -1,6 +1,6 @@
 """LLM serving: memory of a replica and the decode step (serving.py: the batch, the prefill, the rates)."""
 
-from .common import (EP_ALL_TO_ALLS, FLOP_PER_PARAM_TOKEN, KV_TENSORS, NO_FABRIC, PREFILL_CHUNK, TOKEN,
+from .common import (EP_ALL_TO_ALLS, after_reserve, FLOP_PER_PARAM_TOKEN, KV_TENSORS, NO_FABRIC, PREFILL_CHUNK, TOKEN,
                      TP_ALL_REDUCES, all_reduce_parts, all_to_all_parts, attention_flops, embedding, plus,
                      point_to_point_parts, roofline_time, used_parameters, weights_read, without_fabric)
 from .expr import ceil, first_present, floor, maximum, minimum, Missing, sum_present, where
@@ -53,8 +53,7 @@ def gen_memory_required(q):
           "memory of one replica the runtime can use: devices × device memory × (1 − reserve)", display="GB",
           label="Memory available")
 def replica_memory(q):
-    whole = q.replica_devices * q.memory
-    return whole * (1 - q.memory_reserve) if q.has("memory_reserve") else whole
+    return after_reserve(q, q.replica_devices * q.memory)
 
 
 @quantity("generate", "fits", "", "memory required ≤ memory of the replica", label="Fits in memory",
@@ -80,8 +79,7 @@ def gen_max_batch(q):
 @quantity("generate", "devices_to_fit", "", "devices needed to hold the weights, the KV cache and the workspace",
           label="Devices to fit", count=True)
 def gen_devices_to_fit(q):
-    usable = q.memory * (1 - q.memory_reserve) if q.has("memory_reserve") else q.memory
-    return ceil(q.memory_required / usable)
+    return ceil(q.memory_required / after_reserve(q, q.memory))
 
 
 # -- how the replica's devices split the model ------------------------------------------------

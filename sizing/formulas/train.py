@@ -1,10 +1,17 @@
 """Training and fine-tuning: state memory, work, the delivered rate, communication and the pipeline bubble."""
 
-from .common import (ATTENTION_FLOP, FLOP_PER_PARAM_TOKEN, NO_FABRIC, NO_PRICE, PASS_FLOP_PER_PARAM_TOKEN, TOKEN,
-                     COMPUTE_PASSES, RECOMPUTED_PASSES, TRAIN_TP_ALL_REDUCES, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, all_reduce, plus, used_parameters,
-                     without_fabric)
-from .expr import ceil, first_present, floor, if_given, max_present, maximum, nothing, sum_present, where
+from .common import (ATTENTION_FLOP, COMPUTE_PASSES, FLOP_PER_PARAM_TOKEN, KV_TENSORS, NO_FABRIC, NO_PRICE,
+                     PASS_FLOP_PER_PARAM_TOKEN, RECOMPUTED_PASSES, TOKEN, TRAIN_TP_ALL_REDUCES,
+                     WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, after_reserve, all_reduce, plus, used_parameters, without_fabric)
+from .expr import Const, ceil, constant, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
+
+STORED_HIDDEN = constant("stored_hidden_widths", 6, "", "hidden-wide values a layer keeps per token for the "
+                         "backward pass: both norms' inputs and outputs, the query, the attention output")
+STORED_FFN = constant("stored_ffn_widths", 3, "", "feed-forward-wide values a layer keeps per token and routed "
+                      "expert: the gate, the up projection and their product")
+BYTE = Const(1, "byte")                          # keeps a division by the room finite
+LOGIT_BYTES = constant("logit_bytes", 4, "byte", "bytes per logit kept for the loss (32-bit)")
 
 @quantity("train", "trainable_parameters", "", "parameters trained: all (full) or the LoRA share",
           label="Trainable parameters")
@@ -25,15 +32,59 @@ def tr_state(q):
     return sum_present(q.frozen_bytes, q.trainable_parameters * q.state_bytes_per_parameter)
 
 
-@quantity("train", "fits_one_device", "", "state ≤ one device's memory (activations not counted)",
-          label="Fits on one device", type="check", compares=("state_bytes", "memory"))
+# -- activations kept for the backward pass (Korthikanti et al. 2022, with flash attention and no dropout) ------
+def kv_width(q):
+    """Width of a layer's keys (and of its values): kv heads × head dim, the hidden size without grouped heads."""
+    return first_present(q.kv_heads * q.head_dim, q.hidden)
+
+
+def layer_values(q):
+    """Values one layer keeps per token for its backward pass: the two norms' inputs and outputs, the query, the
+    keys and values, the attention output (6 × hidden + 2 × kv width), and the feed-forward's gate, up and their
+    product (3 × its width) in each expert a token is routed to."""
+    routed = first_present(q.experts_per_token, 1)
+    return STORED_HIDDEN * q.hidden + KV_TENSORS * kv_width(q) + STORED_FFN * q.intermediate * routed
+
+
+@quantity("train", "activation_per_sequence", "byte",
+          "activations one device keeps for one sequence: sequence × (layers × values per layer, or with recompute "
+          "each layer's input and one layer's values) × activation bytes + vocabulary × 4-byte logits, over the "
+          "tensor-parallel ways (sequence parallel); per layer and token 6 × hidden + 2 × kv width + 3 × "
+          "feed-forward width × experts per token (a plain feed-forward keeps 2: slightly more than it needs)",
+          display="GB", label="Activations per sequence",
+          warn="the model has no architecture (layers, hidden, intermediate, vocab): training activations not "
+               "counted", warn_on=("layers", "hidden", "kv_heads", "head_dim", "intermediate", "vocab", "sequence"))
+def tr_activation_per_sequence(q):
+    kept = (q.layers * q.hidden + layer_values(q) if q.text("recompute") == "yes"
+            else q.layers * layer_values(q))
+    per_token = kept * q.activation_bytes + q.vocab * LOGIT_BYTES
+    return q.sequence / TOKEN * per_token / q.tensor_given
+
+
+@quantity("train", "usable_memory", "byte", "memory of one device the runtime can use: memory × (1 − reserve)",
+          display="GB", label="Usable memory per device")
+def tr_usable(q):
+    return after_reserve(q, q.memory)
+
+
+@quantity("train", "one_device_required", "byte", "training state + activations of one sequence",
+          display="GB", label="Memory on one device")
+def tr_one_device_required(q):
+    return sum_present(q.state_bytes, q.activation_per_sequence)
+
+
+@quantity("train", "fits_one_device", "", "state and one sequence's activations ≤ one device's usable memory",
+          label="Fits on one device", type="check", compares=("one_device_required", "usable_memory"))
 def tr_fits_one_device(q):
-    return q.state_bytes <= q.memory
+    return q.one_device_required <= q.usable_memory
 
 
-@quantity("train", "devices_to_fit", "", "devices needed when the state is sharded", label="Devices to fit", count=True)
+@quantity("train", "devices_to_fit", "", "devices needed when the state is sharded beside one sequence's "
+          "activations on each: state / (usable memory − activations per sequence); none when a sequence's "
+          "activations alone outgrow a device", label="Devices to fit", count=True)
 def tr_devices_to_fit(q):
-    return ceil(q.state_bytes / q.memory)
+    room = first_present(q.usable_memory - q.activation_per_sequence, q.usable_memory)
+    return where(room > 0, ceil(q.state_bytes / maximum(room, BYTE)), nothing())
 
 
 @quantity("train", "train_rate", "FLOP/s",
@@ -80,8 +131,8 @@ def communication_at(q, devices, sync):
 
 
 def micro_batches_at(q, devices):
-    """Pipeline micro-batches per step: as given, else one sequence each (whole sequences per replica)."""
-    return first_present(q.micro_batches, maximum(1, floor(q.batch / data_parallel_at(q, devices))))
+    """Micro-batches per step (pipeline stages, or gradient accumulation): as given, else one sequence each."""
+    return first_present(q.micro_batches, maximum(1, ceil(q.batch / data_parallel_at(q, devices))))
 
 
 def bubble_share_at(q, devices):
@@ -124,16 +175,37 @@ def tr_devices(q):
     return first_present(q.train_devices, max_present(whole_replicas(q, q.devices_to_fit), q.devices_for_deadline))
 
 
-@quantity("train", "train_memory", "byte", "memory of the devices used: devices × device memory", display="GB",
-          label="Memory of the devices used")
+@quantity("train", "activation_memory", "byte", "activations one device keeps: whole sequences per micro-batch "
+          "(batch / (data-parallel ways × micro-batches), rounded up) × activations per sequence; a pipeline "
+          "stage of a 1F1B schedule keeps its stages' micro-batches in flight, as many layers' worth",
+          display="GB", label="Activations per device")
+def tr_activation_memory(q):
+    return ceil(q.batch / (q.data_parallel * q.micro_batches_used)) * q.activation_per_sequence
+
+
+@quantity("train", "activations_total", "byte", "activations of the devices used: devices × activations per device",
+          display="GB", label="Activations (all devices)")
+def tr_activations_total(q):
+    return q.devices * q.activation_memory
+
+
+@quantity("train", "train_memory_required", "byte", "training state + activations of the devices used",
+          display="GB", label="Memory required")
+def tr_memory_required(q):
+    return sum_present(q.state_bytes, q.activations_total)
+
+
+@quantity("train", "train_memory", "byte", "memory of the devices used the runtime can use: devices × usable "
+          "memory", display="GB", label="Memory of the devices used")
 def tr_memory(q):
-    return q.memory * q.devices
+    return q.usable_memory * q.devices
 
 
-@quantity("train", "fits", "", "state, sharded evenly over the devices used, ≤ their memory",
-          label="Fits in memory (sharded)", type="check", compares=("state_bytes", "train_memory"), requirement=True)
+@quantity("train", "fits", "", "state, sharded evenly over the devices used, and each device's activations ≤ their "
+          "usable memory", label="Fits in memory (sharded)", type="check",
+          compares=("train_memory_required", "train_memory"), requirement=True)
 def tr_fits(q):
-    return q.state_bytes <= q.train_memory
+    return q.train_memory_required <= q.train_memory
 
 
 @quantity("train", "compute_time", "s", "work / (training rate × devices)", display="h", label="Compute time")
@@ -161,7 +233,8 @@ def tr_bubble(q):
 
 @quantity("train", "gradient_sync_time", "s",
           "per optimizer step: ring all-reduce over the data-parallel ways of the 16-bit gradients of the trained "
-          "parameters on one tensor × pipeline shard", display="s", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",),
+          "parameters on one tensor × pipeline shard", display="s", warn=NO_FABRIC,
+          warn_on=("interconnect_bandwidth",),
           label="Gradient all-reduce per step")
 def tr_gradient_sync(q):
     if (absent := without_fabric(q)) is not None:

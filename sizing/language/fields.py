@@ -12,8 +12,8 @@ from .ranges import DEFAULT_DRAWS, MAX_DRAWS, SHAPE_HELP, RangesOf
 from .types import (Block, Bool, Count, Currency, Date, Entries, Enum, Fraction, Integer, ListOf, MapOf, OneOrList,
                     PerDevice, Prose, Quantity, Ref, Slug, SweepOf, Text, Variants)
 # Bytes of training state per trainable parameter (mixed precision: 16-bit weights and
-# gradients, fp32 master copy, optimizer moments).
-OPTIMIZER_STATE_BYTES = {"adam": 16.0, "adamw": 16.0, "adam8bit": 10.0, "sgd": 12.0}
+# gradients, fp32 master copy, optimizer moments; adamw-bf16 keeps everything in 16 bits, no master copy).
+OPTIMIZER_STATE_BYTES = {"adam": 16.0, "adamw": 16.0, "adam8bit": 10.0, "sgd": 12.0, "adamw-bf16": 8.0}
 
 
 TRAFFIC_FIELDS = (
@@ -110,7 +110,8 @@ WORKLOAD_FIELDS = {
         Field("model", Ref("model"), "Model id.", required=True),
         Field("method", Enum(("full", "lora")), "Full fine-tuning or LoRA adapters.", default="full"),
         Field("optimizer", Enum(tuple(OPTIMIZER_STATE_BYTES)),
-              "Optimizer (mixed precision state bytes per parameter).", default="adam"),
+              "Optimizer (state bytes per parameter: mixed precision, or pure 16-bit for adamw-bf16).",
+              default="adam"),
         Field("trainable", Fraction(), "LoRA: trainable share of the parameters.", positive=True,
               maximum=1.0, default=0.01),
         Field("tokens", Count(), "Training tokens.", positive=True, required=True),
