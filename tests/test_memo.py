@@ -12,7 +12,8 @@ import pytest
 
 from helpers import results_of, shipped_report
 from sizing.narrative.glossary import terms_in
-from sizing.narrative.memo import input_words, margin_words, risks, source_age
+from sizing.narrative.memo import input_words, margin_words
+from sizing.narrative.risks import risks, source_age
 from sizing.render.format import aligned, count_column, money_column, percent, separated
 from sizing.scenario import load_scenario_bytes
 
@@ -118,9 +119,9 @@ def test_risks_come_from_data():
     best = dec.best
     said = risks(r, dec, best, date(2026, 12, 2))
     assert said[0] == "price of 2025-01, 23 months old"                 # from the scenario's field_sources
-    assert said[1] == ("2 figures unverified (ROCm docs list memory as 192 GiB; per-link Infinity Fabric rate from "
-                       "analyst sources)")                             # the catalog's unverified list
-    assert said[2] == ("18 published runs of this device ran at 0.45-1.46x the predicted speed (median 0.81x; below "
+    # the catalog's unverified MI300X memory and Infinity Fabric figures do not move one replica on one device
+    # served on demand (tests/test_risks.py)
+    assert said[1] == ("18 published runs of this device ran at 0.45-1.46x the predicted speed (median 0.81x; below "
                        "1: slower, so more devices needed)")
     b200 = next(o for o in dec.options if o.device == "b200" and o.variant == "fleet")
     assert ("only 1 published run of this device, at 0.61x the predicted speed (below 1: slower, so more devices "
@@ -408,6 +409,23 @@ def test_a_tie_is_called_one_and_one_device_is_named_once():
     # alternative was called one, with 39 of 137 published runs as the evidence)
     assert words.endswith(" Both run on the NVIDIA H100 SXM5 80GB: an error in its speed estimate moves them alike, "
                           "so the lead does not rest on it.") and "close call" not in words
+
+
+def test_a_runner_up_on_the_same_device_is_followed_by_the_best_on_another():
+    """finetune-approach: LoRA and the full run both on the MI300X; a signer asked what the best H100 option costs
+    (the second device of the comparison), which page one did not say."""
+    r = results_of("finetune-approach")
+    dec = r.decision
+    best, second = dec.options[:2]
+    assert best.device == second.device == "mi300x"
+    other = min((o for o in dec.options if o.rank and o.device != "mi300x"), key=lambda o: o.rank)
+    assert other.device == "h100"
+    shown = [round(o.value) for o in (best, other)]
+    words = margin_words(r, dec)
+    assert words.endswith(f" Best on another device: H100 SXM5 80GB (method lora, trainable 1 %) at ${shown[1]:,}; "
+                          f"the recommendation costs ${shown[1] - shown[0]:,} less (that option costs "
+                          f"{other.value / best.value:.2f}x as much).")
+    assert "so the lead does not rest on it. Best on another device" in words
 
 
 def test_the_terminal_says_an_on_demand_recommendation_is_a_floor_and_gives_the_fallback():

@@ -62,6 +62,11 @@ WHAT_IFS = (
 )
 
 
+# Edits the scenario language refuses (an average above the peak), made in the workbook only: the engine's results
+# stay those of the scenario as written.
+EDITS = {"average-above-peak": ("chat-70b-fp8", "workload.chat.traffic.utilisation", 1.5)}
+
+
 @dataclass
 class Case:
     results: Results            # what the engine says
@@ -134,6 +139,11 @@ def cases(recalc, tmp_path_factory) -> dict[str, Case]:
         out = tmp / f"what-if-{w.id}.xlsx"
         edit_input(source, names_of(r0)[w.key], w.new_value, out)
         pending[w.id] = (changed(w, tmp), out)
+    for eid, (scenario, key, value) in EDITS.items():
+        r0, source = pending[scenario]
+        out = tmp / f"edit-{eid}.xlsx"
+        edit_input(source, names_of(r0)[key], value, out)
+        pending[eid] = (r0, out)
     done = recalc([out for _, out in pending.values()])
     return {k: Case(r, names_of(r), out, got) for (k, (r, out)), got in zip(pending.items(), done)}
 
@@ -284,6 +294,41 @@ def test_a_cost_cell_finance_clears_is_not_offered_that_way_not_free(cases):
     assert got[bought.names["chat/h100/cost_basis"]] == "rent"                    # no purchase: rented, as the engine
     assert bought.results.pair("chat", "h100").values["cost_basis"] == "rent"
     assert got[bought.names["chat/h100/capex"]] in (None, "", 0)
+
+
+def test_an_option_left_without_a_price_says_so_where_it_is_ranked(cases):
+    """A finance reviewer blanked the MI300X's price: its options dropped out of the ranking with no reason given.
+    Their rank now reads 'not priced', live (Results, and Summary's rank column), where they meet every
+    requirement."""
+    case = cases["price-cleared"]
+    wb = openpyxl.load_workbook(case.values, data_only=True)
+    ws = wb["Results"]
+    head = next(r for r in ws.iter_rows() if r[1].value == "unit")
+    meets = next(r for r in ws.iter_rows() if r[0].value == "meets requirements")
+    rank = next(r for r in ws.iter_rows() if r[0].value == "rank")
+    by_label = {h.value: (m.value, k.value) for h, m, k in zip(head[2:], meets[2:], rank[2:]) if h.value}
+    unpriced = {k for k, (_, place) in by_label.items() if place == "not priced"}
+    assert unpriced and all(k.startswith("mi300x") and by_label[k][0] is True for k in unpriced)
+    assert all(isinstance(place, int) or (place in ("", None) and met is False)
+               for k, (met, place) in by_label.items() if k not in unpriced)
+    summary = [r for r in wb["Summary"].iter_rows(values_only=True) if r[0] in unpriced]
+    assert summary and all("not priced" in r for r in summary)
+    as_written = openpyxl.load_workbook(cases["chat-70b-fp8"].values, data_only=True)
+    assert not any("not priced" in str(c.value) for ws in as_written for r in ws.iter_rows() for c in r)
+
+
+def test_an_average_above_the_peak_is_a_failed_requirement_in_the_workbook(cases):
+    """A reviewer typed an average utilisation of 150 %: the README sheet still said every option meets every
+    requirement. The demand's consistency is now among the requirement rows of Checks."""
+    case = cases["average-above-peak"]
+    wb = openpyxl.load_workbook(case.values, data_only=True)
+    rows = [r for r in wb["Checks"].iter_rows(values_only=True) if str(r[0]).startswith("demand_consistent:")]
+    assert rows and any(r[1].startswith("chat on ") and r[2] is False for r in rows)
+    said = [r[1] for r in wb["README"].iter_rows(values_only=True) if r[0] == "requirements"]
+    assert said == ["some options fail a requirement (a finding): see Checks"]
+    first = openpyxl.load_workbook(cases["chat-70b-fp8"].values, data_only=True)
+    assert all(r[2] is True for r in first["Checks"].iter_rows(values_only=True)
+               if str(r[0]).startswith("demand_consistent:"))
 
 
 def test_a_cheaper_rental_does_not_unbuy_a_fleet_that_must_run_on_premises(cases):

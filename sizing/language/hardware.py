@@ -43,7 +43,8 @@ SOURCE_FIELDS = (
     Field("field_sources", MapOf(Text()),
           "Per-figure source, keyed by field path, where one figure came from elsewhere."),
     Field("illustrative", Bool(), "The figures are invented round numbers (the reference's), not a product's."),
-    Field("unverified", ListOf(Text()), "Figures without a firm source."),
+    Field("unverified", ListOf(Text()), "Figures without a firm source; a note headed by the fields it is about "
+          "('compute.int8: ...') is a risk only of the options those fields move."),
     Field("notes", Prose(), "Free text."),
 )
 

@@ -4,11 +4,7 @@ named in words ("the Instinct MI300X hourly price", not "mi300x price")."""
 
 from __future__ import annotations
 
-import math
-import re
-import statistics
 from dataclasses import dataclass
-from datetime import date
 
 from .. import alternatives
 from .. import formulas as F
@@ -21,7 +17,7 @@ from ..results import Decision, Option
 
 from .common import device_name, objective_words, role_value, shown_gap
 from . import margin as M
-from .margin import KIND_RUNS, at_medians, is_close, kind_of, lead_at, margin, median_costs, own_runs, runner_up
+from .margin import KIND_RUNS, at_medians, is_close, kind_of, lead_at, margin, median_costs, runner_up
 from .money import busy_devices, committed
 
 # Inputs as a reader names them (the role's description where none is given here).
@@ -159,6 +155,7 @@ class Money:
 
 BASIS = {"own": "bought", "rent": "rented all month", "reserved": "rented, committed", "busy_hours": "on demand",
          "api": "per token"}
+RUN_RENTAL = "rented for the run"
 PER_UNIT = {"fleet": ("cost_per_million_tokens", "cost_per_million_requests"),
             "busy_hours": ("busy_hours_cost_per_million_tokens", "busy_hours_cost_per_million_requests"),
             "api": ("api_cost_per_million_tokens",)}
@@ -182,6 +179,8 @@ def money_of(r: Results, dec: Decision, o: Option) -> Money:
         basis = BASIS.get(v.get("cost_basis"), "–")
         if basis == BASIS["rent"] and committed(r, p):
             basis = BASIS["reserved"]
+        elif basis == BASIS["rent"] and p is not None and p.kind == "train":
+            basis = RUN_RENTAL                               # a run rents its devices for its duration
         devices = num("fleet_devices") if "fleet_devices" in v else num("devices")
         return Money(basis, devices, num("capex"), num("opex_monthly"), num("monthly_cost"), months,
                      num(unit_qid) if unit_qid else None, unit_qid, num("cost"), num("duration"))
@@ -224,27 +223,19 @@ def margin_words(r: Results, dec: Decision) -> str:
     if best is None or second is None or best.value is None or second.value is None:
         return "none: no other option meets every requirement." if best else ""
     d = F.definition(dec.quantity)
-    unit = d.unit if d else dec.unit
+    unit, display = (d.unit, d.display) if d else (dec.unit, None)
     lead = margin(dec)
-    money = "USD" in unit
-    word = "less" if money else ("higher" if dec.maximise else "lower")
-    subject = "recommendation costs" if money else "recommendation is"
-    what = shown_gap(second.value, best.value, unit, d.display if d else None)
-    if human(second.value, unit, d.display if d else None) == human(best.value, unit, d.display if d else None):
-        return (f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}, the same "
+    if human(second.value, unit, display) == human(best.value, unit, display):
+        return (f"{option_words(r, second)} at {human(second.value, unit, display)}, the same "
                 f"{objective_words(dec)}: a tie (ranked in the order the options are listed); choose between them "
                 "on what these figures leave out.")
-    factor = "" if math.isinf(lead) else (f" ({lead:.2f}x the runner-up's)" if dec.maximise else
-                                          f" (the runner-up costs {lead:.2f}x as much)" if money else
-                                          f" (the runner-up's figure is {lead:.2f}x as high)")
-    out = f"{option_words(r, second)} at {human(second.value, unit, d.display if d else None)}; the " \
-          f"{subject} {what} {word}{'' if money else f' in its {objective_words(dec)}'}{factor}."
+    out = f"{option_words(r, second)} at {human(second.value, unit, display)}; {behind(dec, second, 'the runner-up')}."
     got = median_costs(r, dec)
     out += at_medians(r, dec, got)
     shifted = lead_at(dec, got)
     if best.device == second.device and "api" not in (best.variant, second.variant):
         out += (f" Both run on the {device_name(r, best.device)}: an error in its speed estimate moves them alike, "
-                "so the lead does not rest on it.")
+                "so the lead does not rest on it.") + elsewhere(r, dec)
     elif is_close(lead, shifted):
         lead = min(lead, max(shifted, 1 / shifted)) if shifted else lead
         near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), lead - 1)
@@ -253,6 +244,39 @@ def margin_words(r: Results, dec: Decision) -> str:
         out += (f" A lead under {1 + M.CLOSE_CALL:g}x is within how far the estimates can be off{evidence}: a close "
                 "call; confirm both with a measurement or a quote.")
     return out
+
+
+def behind(dec: Decision, other: Option, called: str) -> str:
+    """How far `other` trails the recommendation, as shown: 'the recommendation costs $1,731/month less (the
+    runner-up costs 1.37x as much)', 'the recommendation is 12 tokens/s higher in its ... (1.20x the runner-up's)'."""
+    best = dec.best
+    d = F.definition(dec.quantity)
+    unit, display = (d.unit, d.display) if d else (dec.unit, None)
+    more, less = (best.value, other.value) if dec.maximise else (other.value, best.value)
+    money = "USD" in unit
+    word = "less" if money else ("higher" if dec.maximise else "lower")
+    subject = "recommendation costs" if money else "recommendation is"
+    factor = "" if less <= 0 else (f" ({more / less:.2f}x {called}'s)" if dec.maximise else
+                                   f" ({called} costs {more / less:.2f}x as much)" if money else
+                                   f" ({called}'s figure is {more / less:.2f}x as high)")
+    return (f"the {subject} {shown_gap(other.value, best.value, unit, display)} {word}"
+            f"{'' if money else f' in its {objective_words(dec)}'}{factor}")
+
+
+def elsewhere(r: Results, dec: Decision) -> str:
+    """Where the runner-up runs on the recommendation's device: the best ranked option on another device or the
+    hosted API and how far it trails (' Best on another device: H100 SXM5 80GB at $1,793; the recommendation costs
+    $748 less (that option costs 1.72x as much).'); nothing when there is none."""
+    best = dec.best
+    other = min((o for o in dec.options if o.rank and o.value is not None
+                 and (o.device != best.device or o.variant == "api")), key=lambda o: o.rank, default=None)
+    if other is None:
+        return ""
+    d = F.definition(dec.quantity)
+    unit, display = (d.unit, d.display) if d else (dec.unit, None)
+    where = "the hosted API" if other.variant == "api" else "another device"
+    return (f" Best on {where}: {option_words(r, other)} at {human(other.value, unit, display)}; "
+            f"{behind(dec, other, 'that option')}.")
 
 
 # The decisive reason, by the dominant constraint the engine found (narrative.why's tag).
@@ -349,79 +373,6 @@ def given(r: Results, key: str, display: str | None = None) -> str | None:
     """An input in its display unit ('5 requests/s', '7 days'), or None when not given."""
     i = r.inputs.get(key)
     return human(i.value.value, F.INPUTS[i.role].unit, display or F.INPUTS[i.role].display) if i else None
-
-
-DATE = re.compile(r"\b(20\d\d)(?:-(\d\d))?(?:-(\d\d))?\b")
-
-
-def source_age(source: str, today: date) -> str:
-    """'of 2025-01, 23 months old' from the newest date a source names; '' when it names none."""
-    found = [(int(y), int(m or 1)) for y, m, _ in DATE.findall(source)]
-    if not found:
-        return ""
-    y, m = max(found)
-    months = (today.year - y) * 12 + today.month - m
-    text = f"{y}-{m:02d}" if re.search(rf"{y}-{m:02d}", source) else str(y)
-    return f"of {text}, {months} months old" if months > 0 else f"of {text}"
-
-
-def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True) -> list[str]:
-    """Short risk notes for an option, from data: how its price is sourced and how old it is, catalog figures
-    marked unverified or illustrative, how the device's published runs compare with the prediction, service
-    caveats. With `detail` (page 1's one option) the unverified figures are named and the runs' direction said;
-    without (a row of the options table, where a device recurs), counted and ranged only."""
-    if o.variant == "api":
-        return ["provider's price and service level not sourced; capacity not modelled"]
-    out = []
-    p = pair_of(r, dec, o)
-    own = o.variant == "fleet" and p is not None and p.values.get("cost_basis") == "own"
-    key = f"device.{o.device}.{'costs.purchase' if own else 'price'}"
-    if (i := r.inputs.get(key)) is not None:
-        what = "purchase price" if own else "price"
-        source = i.value.source or ""
-        if not source.startswith("catalog "):
-            d = r.scenario.devices[o.device]
-            given = d.get(f"field_sources.{'costs.purchase' if own else 'price'}")
-            age = source_age(str(given), today) if given else ""
-            guessed = given and "assum" in str(given).lower()
-            out.append(f"{what} {age}" if age else f"{what} {'assumed' if guessed else 'undated' if given else 'not sourced'}")
-        else:
-            age = source_age(source, today)
-            out.append(f"catalog {what} {age}" if age else f"catalog {what}")
-    d = r.scenario.devices.get(o.device)
-    if d is not None:
-        if d.get("illustrative"):
-            out.append("illustrative device")
-        unverified = [str(v.value) for k, v in d.values.items() if k.startswith("unverified[")]
-        if unverified:
-            named = f" ({'; '.join(unverified)})" if detail else ""
-            out.append(f"{count(len(unverified), 'figure')} unverified{named}")
-        runs = own_runs(r, dec, o)
-        if runs:
-            out.append(run_words(runs, detail))
-        elif not d.get("illustrative"):
-            out.append("no published run: speed is the family's estimate")
-    if own and f"device.{o.device}.costs.electricity" not in r.inputs:
-        out.append("no running cost given")
-    if o.variant == "busy_hours":
-        out.append("on-demand capacity assumed")
-    return out
-
-
-def run_words(runs: list[float], detail: bool = True) -> str:
-    """'17 published runs of this device ran at 0.43-1.66x the predicted speed (median 0.93x; below 1: slower,
-    so more devices needed)'; a single run is called what it is, little evidence. Without `detail`: '17 published
-    runs at 0.43-1.66x the predicted speed (median 0.93x)'."""
-    slower = "below 1: slower, so more devices needed"
-    if len(runs) == 1:
-        return (f"only 1 published run of this device, at {runs[0]:.2f}x the predicted speed ({slower})" if detail
-                else f"only 1 published run, at {runs[0]:.2f}x the predicted speed")
-    middle = f"median {statistics.median(runs):.2f}x" if len(runs) > 2 else ""
-    if not detail:
-        return (f"{len(runs)} published runs at {min(runs):.2f}-{max(runs):.2f}x the predicted speed"
-                + (f" ({middle})" if middle else ""))
-    return (f"{len(runs)} published runs of this device ran at {min(runs):.2f}-{max(runs):.2f}x the predicted speed "
-            f"({middle + '; ' if middle else ''}{slower})")
 
 
 def changes(r: Results, flips: list[tuple[str, float, str | None]]) -> list[str]:

@@ -8,7 +8,8 @@ from datetime import date
 from ...decide import pair_of
 from ...evaluate import Results
 from ...narrative import objective_words, option_tag, rate, show, value_words
-from ...narrative.memo import Money, money_of, option_words, risks
+from ...narrative.memo import Money, money_of, option_words
+from ...narrative.risks import risks
 from ...results import Decision, Option
 from ... import currency
 from ..format import count_column, human, money_column, number

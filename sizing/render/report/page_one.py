@@ -12,7 +12,8 @@ from ...formulas.common import MONTH
 from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label, objective_words, pairs_of, show,
                           value_words, verdict, why, workload_title)
 from ..format import aligned, human
-from ...narrative.memo import action, fallback, margin_words, reason, requirements, risks
+from ...narrative.memo import action, fallback, margin_words, reason, requirements
+from ...narrative.risks import risks
 from . import memo
 from .context import Decision, Table
 from .sensitivity import sensitivity

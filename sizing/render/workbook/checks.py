@@ -59,6 +59,9 @@ def sanity_checks(b: Book) -> list[tuple[str, str, F.Expr]]:
     return out
 
 
+DEMAND = "demand_consistent"
+
+
 def checks_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 1, 1, "Checks: TRUE is good; the master check covers the model's sanity", "sizing title")
     put_text(ws, 3, 1, "master check (model sanity)", "sizing section")
@@ -97,7 +100,7 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
     met = []
     for p in b.r.pairs:
         for x in p.present():
-            if x.d.requirement:
+            if x.d.requirement or x.d.id == DEMAND:          # an edited average above the peak is a finding
                 put_text(ws, row, 1, f"{x.d.id}: {x.d.description}")
                 put_text(ws, row, 2, f"{p.workload} on {p.device}")
                 met.append(bool(b.put_formula(ws, row, 3, F.Ref(x.key, x.d.id)).cached))

@@ -103,7 +103,7 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     first, last = column_letter(3), column_letter(2 + n)
     eligible = f"${first}${row + 5}:${last}${row + 5}"
     fmt = number_format(values, shown)
-    shown_values = []
+    shown_values, meeting = [], []
     for k, o in enumerate(columns):
         col = 3 + k
         c = column_letter(col)
@@ -116,19 +116,20 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
         meets = b.put_formula(ws, row + 4, col, all_of(*[x.expr for x in cs]) if len(cs) > 1 else
                               cs[0].expr if cs else F.Const(True)).cached
         shown_values.append(v if meets and isinstance(v, (int, float)) and not isinstance(v, bool) else None)
+        meeting.append(bool(meets))
         put(ws, row + 5, col, f'=IF(AND({c}{row + 4},ISNUMBER({c}{row + 3})),{c}{row + 3},"")', fmt,
             value_of=shown_values[-1])
         order = 0 if dec.maximise else 1
         before = f"${first}${row + 5}:{c}{row + 5}"     # ties rank in column order, as the engine's stable sort
         put(ws, row + 6, col, f'=IF(ISNUMBER({c}{row + 5}),RANK({c}{row + 5},{eligible},{order})'
-                              f'+COUNTIF({before},{c}{row + 5})-1,"")', value_of=None)
+                              f'+COUNTIF({before},{c}{row + 5})-1,IF({c}{row + 4},"{UNPRICED}",""))', value_of=None)
         b.option_cells.setdefault(name, []).append((o, f"Results!{c}{row + 4}", f"Results!{c}{row + 6}",
                                                      f"Results!{c}{row + 7}"))
         failed = " ".join(f"{x.quantity} ({x.workload})" for x in cs if not b.value(x.expr))
         put(ws, row + 7, col, fails_text(b, cs), value_of=failed)
     places = ranks(shown_values, dec.maximise)      # known once every column is: the rank cells' values
     for k, place in enumerate(places):
-        ws.cell(row + 6, 3 + k).cached = place if place is not None else ""
+        ws.cell(row + 6, 3 + k).cached = place if place is not None else UNPRICED if meeting[k] else ""
     best = "MAX" if dec.maximise else "MIN"
     labels = f"${first}${row + 2}:${last}${row + 2}"
     put_text(ws, row + 8, 1, "recommendation", "sizing section")
@@ -164,10 +165,11 @@ def option_order(b: Book, dec: Decision, o: Option) -> tuple[int, int]:
             b.devices.index(o.device) if o.device in b.devices else 0)
 
 
+UNPRICED = "not priced"          # meets every requirement, but a blank price or purchase leaves nothing to rank
+
+
 def fails_text(b: Book, cs: list) -> str | None:
     """A live list of the requirements failed (ids and slugs only: no user text inside a formula)."""
     terms = [f'IF({F.to_excel(x.expr, lambda ref: b.names[ref.key])},"","{x.quantity} ({x.workload}) ")'
              for x in cs]
     return f"=TRIM({'&'.join(terms)})" if terms else None
-
-

@@ -1,0 +1,160 @@
+"""An option's risk notes, from data: how its price is sourced and how old it is, the device's figures marked
+unverified that its result depends on, how the device's published runs compare with the prediction, service
+caveats."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from datetime import date
+
+import numpy as np
+
+from ..decide import pair_of
+from ..evaluate import Results, decide_each
+from ..language.hardware import DEVICE_FIELDS
+from ..results import Decision, Option
+from .margin import own_runs
+from .memo import count
+
+DATE = re.compile(r"\b(20\d\d)(?:-(\d\d))?(?:-(\d\d))?\b")
+
+
+def source_age(source: str, today: date) -> str:
+    """'of 2025-01, 23 months old' from the newest date a source names; '' when it names none."""
+    found = [(int(y), int(m or 1)) for y, m, _ in DATE.findall(source)]
+    if not found:
+        return ""
+    y, m = max(found)
+    months = (today.year - y) * 12 + today.month - m
+    text = f"{y}-{m:02d}" if re.search(rf"{y}-{m:02d}", source) else str(y)
+    return f"of {text}, {months} months old" if months > 0 else f"of {text}"
+
+
+def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True) -> list[str]:
+    """Short risk notes for an option, from data: how its price is sourced and how old it is, catalog figures
+    marked unverified or illustrative, how the device's published runs compare with the prediction, service
+    caveats. With `detail` (page 1's one option) the unverified figures are named and the runs' direction said;
+    without (a row of the options table, where a device recurs), counted and ranged only."""
+    if o.variant == "api":
+        return ["provider's price and service level not sourced; capacity not modelled"]
+    out = []
+    p = pair_of(r, dec, o)
+    own = o.variant == "fleet" and p is not None and p.values.get("cost_basis") == "own"
+    key = f"device.{o.device}.{'costs.purchase' if own else 'price'}"
+    if (i := r.inputs.get(key)) is not None:
+        what = "purchase price" if own else "price"
+        source = i.value.source or ""
+        if not source.startswith("catalog "):
+            d = r.scenario.devices[o.device]
+            given = d.get(f"field_sources.{'costs.purchase' if own else 'price'}")
+            age = source_age(str(given), today) if given else ""
+            guessed = given and "assum" in str(given).lower()
+            state = "assumed" if guessed else "undated" if given else "not sourced"
+            out.append(f"{what} {age}" if age else f"{what} {state}")
+        else:
+            age = source_age(source, today)
+            out.append(f"catalog {what} {age}" if age else f"catalog {what}")
+    d = r.scenario.devices.get(o.device)
+    if d is not None:
+        if d.get("illustrative"):
+            out.append("illustrative device")
+        unverified = unverified_notes(r, dec, o)
+        if unverified:
+            named = f" ({'; '.join(unverified)})" if detail else ""
+            out.append(f"{count(len(unverified), 'figure')} unverified{named}")
+        runs = own_runs(r, dec, o)
+        if runs:
+            out.append(run_words(runs, detail))
+        elif not d.get("illustrative"):
+            out.append("no published run: speed is the family's estimate")
+    if own and f"device.{o.device}.costs.electricity" not in r.inputs:
+        out.append("no running cost given")
+    if o.variant == "busy_hours":
+        out.append("on-demand capacity assumed")
+    return out
+
+
+def run_words(runs: list[float], detail: bool = True) -> str:
+    """'17 published runs of this device ran at 0.43-1.66x the predicted speed (median 0.93x; below 1: slower,
+    so more devices needed)'; a single run is called what it is, little evidence. Without `detail`: '17 published
+    runs at 0.43-1.66x the predicted speed (median 0.93x)'."""
+    slower = "below 1: slower, so more devices needed"
+    if len(runs) == 1:
+        return (f"only 1 published run of this device, at {runs[0]:.2f}x the predicted speed ({slower})" if detail
+                else f"only 1 published run, at {runs[0]:.2f}x the predicted speed")
+    middle = f"median {statistics.median(runs):.2f}x" if len(runs) > 2 else ""
+    if not detail:
+        return (f"{len(runs)} published runs at {min(runs):.2f}-{max(runs):.2f}x the predicted speed"
+                + (f" ({middle})" if middle else ""))
+    return (f"{len(runs)} published runs of this device ran at {min(runs):.2f}-{max(runs):.2f}x the predicted speed "
+            f"({middle + '; ' if middle else ''}{slower})")
+
+
+def scoped_paths(text: str) -> tuple[str, ...]:
+    """The device fields an unverified note is about, from its head ('compute.int8: INT8 dense from computed
+    tables', 'power, host link: ...' reads as power alone: a head that is not field paths scopes nothing); () for a
+    note about the device as a whole."""
+    head, sep, _ = text.partition(": ")
+    if not sep:
+        return ()
+    paths = tuple(x.strip() for x in head.split(","))
+    return paths if all(known_path(x) for x in paths) else ()
+
+
+def known_path(path: str) -> bool:
+    """A device field (or a block of them: `compute`, `interconnect`) in the scenario language."""
+    top, _, rest = path.partition(".")
+    field = next((f for f in DEVICE_FIELDS if f.name == top), None)
+    if field is None:
+        return False
+    return not rest or top == "compute" or any(getattr(x, "name", None) == rest
+                                                for x in getattr(field.type, "fields", ()))
+
+
+RELATIVE = 1e-9            # a change of the option's figure beyond rounding
+MOVES = (0.75, 1.25)       # an unverified figure a quarter lower or higher
+
+
+def unverified_notes(r: Results, dec: Decision, o: Option) -> list[str]:
+    """The device's unverified notes that bear on the option: every note about the device as a whole, and each
+    note about fields the option's figure or its requirements move with (each field's input moved by a quarter
+    down and up, one at a time, and the decision re-run: an INT8 rate does not bear on a BF16 workload, nor a
+    power draw on a rented fleet, nor an interconnect on one device)."""
+    d = r.scenario.devices.get(o.device)
+    if d is None:
+        return []
+    notes = [str(v.value) for k, v in d.values.items() if k.startswith("unverified[")]
+    scoped = {n: scoped_paths(n) for n in notes}
+    keys = sorted({k for paths in scoped.values() for path in paths for k in inputs_under(r, o.device, path)})
+    moving = bearing(r, dec, o, keys) if keys else set()
+    return [n for n in notes if not scoped[n]
+            or any(k in moving for path in scoped[n] for k in inputs_under(r, o.device, path))]
+
+
+def inputs_under(r: Results, device: str, path: str) -> list[str]:
+    """The numeric input cells of a device field or block."""
+    prefix = f"device.{device}.{path}"
+    return [k for k, i in r.inputs.items() if (k == prefix or k.startswith(prefix + "."))
+            and isinstance(i.value.value, (int, float)) and not isinstance(i.value.value, bool)
+            and np.isfinite(i.value.value)]
+
+
+def bearing(r: Results, dec: Decision, o: Option, keys: list[str]) -> set[str]:
+    """Of `keys`, the inputs whose move by a quarter, down or up, changes the option's figure or whether it
+    qualifies."""
+    which = r.decisions.index(dec)
+    changes = [(k, r.inputs[k].value.value * f) for k in keys for f in MOVES]
+    moved = decide_each(r, changes, which)
+    out = set()
+    for (k, _), again in zip(changes, moved):
+        other = next((x for x in again.options if x.id == o.id), None) if again is not None else None
+        if other is None or other.passes != o.passes or changed(other.value, o.value):
+            out.add(k)
+    return out
+
+
+def changed(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return (a is None) != (b is None)
+    return abs(a - b) > RELATIVE * max(abs(a), abs(b), 1e-300)

@@ -1,0 +1,78 @@
+"""An option's risk line names the device's unverified figures that its result depends on, and only those: a signer
+read 'INT8 dense from computed tables' as a risk of a BF16 workload that never uses the INT8 rate."""
+
+import re
+from datetime import date
+
+import yaml
+
+from helpers import ROOT, results_of
+
+from sizing.evaluate import evaluate
+from sizing.narrative.risks import risks, scoped_paths
+from sizing.scenario import load_scenario_bytes
+
+TODAY = date(2026, 12, 6)
+
+
+def test_a_note_is_scoped_by_a_head_of_device_field_paths():
+    assert scoped_paths("compute.int8: INT8 dense from computed tables") == ("compute.int8",)
+    assert scoped_paths("memory, memory_bandwidth: one doc revision says 16 GiB") == ("memory", "memory_bandwidth")
+    assert scoped_paths("interconnect.latency, network.latency: no figure") == ("interconnect.latency",
+                                                                                 "network.latency")
+    assert scoped_paths("compute, cpu: totals derived") == ("compute", "cpu")
+    # anything else is about the device as a whole
+    assert scoped_paths("NVIDIA T4 datasheet not read directly: figures from launch coverage") == ()
+    assert scoped_paths("8481C: 56 cores assumed") == ()
+    assert scoped_paths("interconnect.speed: no such field") == ()
+    assert scoped_paths("ROCm docs list memory as 192 GiB") == ()
+
+
+def test_every_catalog_note_that_names_fields_names_real_ones():
+    """A head written like field paths (lower case, dots, commas) must parse as fields: a typo would quietly make a
+    scoped note apply to every option."""
+    devices = yaml.safe_load((ROOT / "sizing/catalog/devices.yaml").read_text())["devices"]
+    heads = re.compile(r"^[a-z_0-9]+(\.[a-z_0-9]+)*(, [a-z_0-9]+(\.[a-z_0-9]+)*)*: ")
+    looked = 0
+    for did, d in devices.items():
+        for note in d.get("unverified") or []:
+            if heads.match(note):
+                looked += 1
+                assert scoped_paths(note), (did, note)
+    assert looked >= 40
+
+
+def test_an_int8_figure_is_a_risk_of_an_int8_workload_only():
+    text = """\
+sizing: 1
+name: l40s
+devices:
+  l40s: {from: nvidia-l40s, price: 1.5 USD/hour}
+workloads:
+  chat: {kind: generate, model: llama-3.1-8b, precision: PRECISION, input_tokens: 2000,
+         traffic: {peak: 20 request/s, average: 5 request/s}}
+decision: {objective: monthly_cost}
+"""
+    def lines(precision: str) -> dict[str, str]:
+        scn, problems = load_scenario_bytes(text.replace("PRECISION", precision).encode(), "s.yaml")
+        assert scn is not None, problems
+        r = evaluate(scn)
+        return {o.id: "; ".join(risks(r, r.decision, o, TODAY)) for o in r.decision.options}
+    assert not any("INT8" in line for line in lines("bf16").values())
+    int8 = lines("int8")
+    # the fleet held for the peak of 20 requests/s (prefill of 2,000-token prompts) moves with the INT8 rate; on
+    # demand, the one replica a live service keeps serves the average whatever the rate
+    assert "1 figure unverified (compute.int8: INT8 dense from computed tables)" in int8["l40s"]
+    assert "INT8" not in int8["l40s busy hours"]
+
+
+def test_a_memory_doubt_bears_on_the_run_that_fills_the_memory_not_on_the_one_that_does_not():
+    """finetune-approach on the MI300X: the full run's devices follow from its state (memory moves them), LoRA's
+    from the deadline; a single MI300X replica's interconnect bears on neither serving option of chat-70b-fp8."""
+    r = results_of("finetune-approach")
+    by_id = {o.id: "; ".join(risks(r, r.decision, o, TODAY)) for o in r.decision.options}
+    assert "memory: ROCm docs list memory as 192 GiB" in by_id["mi300x"]
+    assert "memory: ROCm docs list memory as 192 GiB" not in by_id["mi300x lora"]
+    chat = results_of("chat-70b-fp8")
+    mi300x = next(o for o in chat.decision.options if o.id == "mi300x")
+    assert "unverified" not in "; ".join(risks(chat, chat.decision, mi300x, TODAY))
