@@ -61,8 +61,9 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
          objectives={"latency": "request_latency", "cost": "cost_per_million_tokens"}, crossover="step_time",
          key_figures=("memory_required", "replica_memory", "token_interval", "ttft_p95", "ttft", "tokens_per_s",
                       "fleet_devices", "cost_per_million_tokens", "monthly_cost", "monthly_cost_own", "api_monthly_cost"),
-         headline=("memory_required", "replica_memory", "fits", "max_batch", "step_time", "bound",
-                   "tokens_per_s_per_user", "tokens_per_s", "ttft", "request_latency", "cost_per_million_tokens",
+         headline=("memory_required", "replica_memory", "fits", "max_batch", "step_time", "token_interval", "bound",
+                   "tokens_per_s_per_user", "tokens_per_s", "ttft", "ttft_p95", "request_latency",
+                   "cost_per_million_tokens",
                    "replicas", "monthly_cost", "meets_targets"),
          swept=("step_time", "token_interval", "tokens_per_s_per_user", "tokens_per_s", "cost_per_million_tokens",
                 "fits"),
@@ -99,7 +100,7 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
          key_figures=("state_bytes", "fits", "devices", "duration", "cost"),
          headline=("state_bytes", "fits", "devices_to_fit", "devices", "duration", "cost"),
          swept=("duration", "state_bytes", "fits"),
-         memory=Memory((("training state (frozen weights included)", "state_bytes"),
+         memory=Memory((("training state (with any frozen weights)", "state_bytes"),
                         ("activations (every device's)", "activations_total")), check="fits"),
          limits=("Training state counts weights, gradients and optimizer moments, sharded evenly over the devices "
                  "(ZeRO-3 or FSDP); each device keeps the activations of its micro-batch for the backward pass, "

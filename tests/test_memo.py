@@ -423,9 +423,26 @@ def test_a_runner_up_on_the_same_device_is_followed_by_the_best_on_another():
     shown = [round(o.value) for o in (best, other)]
     words = margin_words(r, dec)
     assert words.endswith(f" Best on another device: H100 SXM5 80GB (method lora, trainable 1 %) at ${shown[1]:,}; "
-                          f"the recommendation costs ${shown[1] - shown[0]:,} less (that option costs "
-                          f"{other.value / best.value:.2f}x as much).")
+                          f"the recommendation costs ${shown[1] - shown[0]:,} less (it costs "
+                          f"{other.value / best.value:.2f}x as much as the recommendation).")
     assert "so the lead does not rest on it. Best on another device" in words
+    # the runner-up, the workload as written, is named by what the recommended alternative changes (a signer could
+    # not tell it was the full fine-tune)
+    assert words.startswith(f"Instinct MI300X (method full) at ${round(second.value):,}; ")
+
+
+def test_a_training_decision_says_what_it_holds_and_how_much_deadline_is_left():
+    """The training requirements read 'holds the model and its working memory' (a serving term: the glossary
+    calls working memory the KV cache) and 'finishes within 30 days' with 0.6 days to spare unsaid."""
+    from sizing.narrative.memo import requirements
+    r = results_of("pretrain-deadline")
+    days = r.pair("pretrain", r.decision.best.device).values["duration"] / 86400
+    spare = (1 - days / 30) * 100
+    assert requirements(r, r.decision) == [
+        "holds the training state and its activations",
+        f"finishes within 30 days (the recommendation in {days:.4g} days: {spare:.1f} % to spare; on its 34 devices a "
+        f"speed more than {spare:.1f} % below the prediction misses it)"]
+    assert 5 < spare < 6
 
 
 def test_the_terminal_says_an_on_demand_recommendation_is_a_floor_and_gives_the_fallback():

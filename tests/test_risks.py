@@ -76,3 +76,21 @@ def test_a_memory_doubt_bears_on_the_run_that_fills_the_memory_not_on_the_one_th
     chat = results_of("chat-70b-fp8")
     mi300x = next(o for o in chat.decision.options if o.id == "mi300x")
     assert "unverified" not in "; ".join(risks(chat, chat.decision, mi300x, TODAY))
+
+
+def test_a_field_whose_source_is_marked_unverified_is_a_note_too():
+    """A signer found the MI300X's interconnect latency marked 'unverified' in the inputs table but not in the risk
+    line, which named the bandwidth (marked 'inferred' there, 'unverified' in the catalog's list)."""
+    r = results_of("finetune-approach")
+    lora = next(o for o in r.decision.options if o.id == "mi300x lora")
+    line = "; ".join(risks(r, r.decision, lora, TODAY))
+    assert "interconnect.latency: the NVLink per-step figure applied" in line       # its source's first clause
+    assert "2 figures unverified (interconnect.bandwidth: per-link Infinity Fabric rate from analyst sources; " \
+           "interconnect.latency: the NVLink per-step figure applied)" in line
+
+
+def test_a_bought_fleet_without_hosting_says_its_hosting_counts_nothing():
+    r = results_of("chat-70b-fp8")
+    bought = next(o for o in r.decision.options if o.id == "h100")
+    assert r.pair("chat", "h100").values["cost_basis"] == "own"
+    assert risks(r, r.decision, bought, TODAY)[-1] == "no hosting cost given (rack space, staff: counted as 0)"

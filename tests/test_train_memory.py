@@ -154,3 +154,18 @@ def test_the_published_peaks_are_predicted_within_a_quarter():
     # eager keeps more than counted, the compiled run about as much, recompute less
     assert ratios["torchtune-a100-llama-3.2-3b-full-packed"] < ratios["torchtune-a100-llama-3.2-3b-full-compile"] \
         < ratios["torchtune-a100-llama-3.2-3b-full-recompute"]
+
+
+def test_page_one_says_when_the_recommendation_nearly_fills_its_memory():
+    from sizing.narrative.memo import requirements
+    device = DEVICE.replace("memory_reserve: 10 %", "memory_reserve: 15 %")
+    text = (f"sizing: 1\nname: t\ndevices:\n{device}models:\n{MODEL}workloads:\n  w: {{{BASE}, devices: 2, "
+            "recompute: true}\ndecision: {objective: cost, require: [fits_memory]}\n")
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None, [str(p) for p in problems]
+    r = evaluate(scn)
+    p = r.pair("w", "acc").values
+    used = p["train_memory_required"] / p["train_memory"]
+    assert 0.95 < used < 1 and p["fits"] is True
+    assert requirements(r, r.decision) == [f"holds the training state and its activations (the recommendation fills "
+                                           f"{used * 100:.1f} % of its devices' usable memory)"]

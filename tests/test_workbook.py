@@ -326,6 +326,9 @@ def test_an_average_above_the_peak_is_a_failed_requirement_in_the_workbook(cases
     assert rows and any(r[1].startswith("chat on ") and r[2] is False for r in rows)
     said = [r[1] for r in wb["README"].iter_rows(values_only=True) if r[0] == "requirements"]
     assert said == ["some options fail a requirement (a finding): see Checks"]
+    # the options lose their figures but not their prices: their rank points to Checks, not to a missing price
+    ranks = [c for r in wb["Results"].iter_rows(values_only=True) if r[0] == "rank" for c in r[2:] if c]
+    assert ranks and set(ranks) == {"no figure: see Checks"}
     first = openpyxl.load_workbook(cases["chat-70b-fp8"].values, data_only=True)
     assert all(r[2] is True for r in first["Checks"].iter_rows(values_only=True)
                if str(r[0]).startswith("demand_consistent:"))

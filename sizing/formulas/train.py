@@ -88,7 +88,9 @@ def tr_devices_to_fit(q):
 
 
 @quantity("train", "train_rate", "FLOP/s",
-          "rate training gets per device: the delivered rate where given, else peak × training efficiency (MFU)",
+          "rate training gets per device: the delivered rate where given, else peak × training efficiency (the "
+          "share of peak the arithmetic runs at, read from published runs as their model-FLOPs utilisation; a "
+          "recomputed forward pass is arithmetic too, counted in the work)",
           display="TFLOP/s", label="Training rate per device")
 def tr_rate(q):
     return first_present(q.delivered_given, q.peak_rate * q.train_efficiency)

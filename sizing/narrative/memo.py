@@ -92,6 +92,25 @@ def alternative_phrase(r: Results, o: Option) -> str:
     return ", ".join(parts) if 0 < len(parts) <= 3 else o.alternative
 
 
+def beside(r: Results, o: Option, other: Option) -> str:
+    """An option named beside an alternative on its own device: a base option adds its own values of the fields the
+    alternative changes ('Instinct MI300X (method full)' beside '... (method lora, trainable 1 %)'), where it states
+    them; any other option is named as ever."""
+    name = option_words(r, o)
+    if o.alternative or not other.alternative or o.device != other.device or o.variant != other.variant:
+        return name
+    base, alt = r.scenario.workloads.get(o.workload), r.scenario.workloads.get(other.workload)
+    if base is None or alt is None:
+        return name
+    own = [f"{path.replace('_', ' ')} {v.text}" for path in alternatives.given_by(r.scenario.workloads, alt)
+           if path != "title" and not path.startswith(("devices", "parallel."))
+           and (v := base.values.get(path)) is not None and not str(v.source).startswith("default")]
+    if not own:
+        return name
+    plain = short_name(r, o.device)
+    return f"{plain} ({', '.join(own)}){name[len(plain):]}"
+
+
 def count(n: float, what: str) -> str:
     """'1 device', '7 devices', '3.58 devices'."""
     return f"{human(n, '')} {what}{'' if n == 1 else 's'}"
@@ -229,7 +248,7 @@ def margin_words(r: Results, dec: Decision) -> str:
         return (f"{option_words(r, second)} at {human(second.value, unit, display)}, the same "
                 f"{objective_words(dec)}: a tie (ranked in the order the options are listed); choose between them "
                 "on what these figures leave out.")
-    out = f"{option_words(r, second)} at {human(second.value, unit, display)}; {behind(dec, second, 'the runner-up')}."
+    out = f"{beside(r, second, best)} at {human(second.value, unit, display)}; {behind(dec, second, 'the runner-up')}."
     got = median_costs(r, dec)
     out += at_medians(r, dec, got)
     shifted = lead_at(dec, got)
@@ -246,7 +265,7 @@ def margin_words(r: Results, dec: Decision) -> str:
     return out
 
 
-def behind(dec: Decision, other: Option, called: str) -> str:
+def behind(dec: Decision, other: Option, called: str, versus: str = "") -> str:
     """How far `other` trails the recommendation, as shown: 'the recommendation costs $1,731/month less (the
     runner-up costs 1.37x as much)', 'the recommendation is 12 tokens/s higher in its ... (1.20x the runner-up's)'."""
     best = dec.best
@@ -257,7 +276,7 @@ def behind(dec: Decision, other: Option, called: str) -> str:
     word = "less" if money else ("higher" if dec.maximise else "lower")
     subject = "recommendation costs" if money else "recommendation is"
     factor = "" if less <= 0 else (f" ({more / less:.2f}x {called}'s)" if dec.maximise else
-                                   f" ({called} costs {more / less:.2f}x as much)" if money else
+                                   f" ({called} costs {more / less:.2f}x as much{versus})" if money else
                                    f" ({called}'s figure is {more / less:.2f}x as high)")
     return (f"the {subject} {shown_gap(other.value, best.value, unit, display)} {word}"
             f"{'' if money else f' in its {objective_words(dec)}'}{factor}")
@@ -266,7 +285,7 @@ def behind(dec: Decision, other: Option, called: str) -> str:
 def elsewhere(r: Results, dec: Decision) -> str:
     """Where the runner-up runs on the recommendation's device: the best ranked option on another device or the
     hosted API and how far it trails (' Best on another device: H100 SXM5 80GB at $1,793; the recommendation costs
-    $748 less (that option costs 1.72x as much).'); nothing when there is none."""
+    $748 less (it costs 1.72x as much as the recommendation).'); nothing when there is none."""
     best = dec.best
     other = min((o for o in dec.options if o.rank and o.value is not None
                  and (o.device != best.device or o.variant == "api")), key=lambda o: o.rank, default=None)
@@ -276,7 +295,7 @@ def elsewhere(r: Results, dec: Decision) -> str:
     unit, display = (d.unit, d.display) if d else (dec.unit, None)
     where = "the hosted API" if other.variant == "api" else "another device"
     return (f" Best on {where}: {option_words(r, other)} at {human(other.value, unit, display)}; "
-            f"{behind(dec, other, 'that option')}.")
+            f"{behind(dec, other, 'it', ' as the recommendation')}.")
 
 
 # The decisive reason, by the dominant constraint the engine found (narrative.why's tag).
@@ -331,15 +350,28 @@ def requirements(r: Results, dec: Decision) -> list[str]:
     """What every option was checked against, in words with the scenario's figures."""
     w = f"workload.{dec.workload}"
     out = []
+    best = pair_of(r, dec, dec.best) if dec.best else None
+    v = best.values if best else {}
     if "fits_memory" in dec.require:
-        out.append("holds the model and its working memory")
+        train = best is not None and best.kind == "train"
+        used = share(v.get("train_memory_required"), v.get("train_memory")) if train else None
+        out.append(("holds the training state and its activations" if train else
+                    "holds the model and its working memory")
+                   + (f" (the recommendation fills {used * 100:.1f} % of its devices' usable memory)"
+                      if used is not None and used >= FULL else ""))
     if "meets_targets" in dec.require:
         for key, what in (("targets.per_token_p95", "time between tokens"), ("targets.ttft_p95",
                           "time to first token"), ("targets.latency_p95", "latency")):
             if (text := given(r, f"{w}.{key}")) is not None:
                 out.append(f"{what} at most {text} for 95 % of requests")
         if (text := given(r, f"{w}.deadline", "days")) is not None:
-            out.append(f"finishes within {text}")
+            took = share(v.get("duration"), r.inputs[f"{w}.deadline"].value.value)
+            spare = None if took is None or took > 1 else (1 - took) * 100
+            said = None if spare is None else f"{spare:.1f} %" if spare < 10 else f"{spare:.0f} %"
+            out.append(f"finishes within {text}" + (
+                f" (the recommendation in {human(v['duration'], 's', 'days')}: {said} to spare; on its "
+                f"{count(v['devices'], 'device')} a speed more than {said} below the prediction misses it)"
+                if said and isinstance(v.get("devices"), float) else ""))
     if (peak := given(r, f"{w}.traffic.peak")) is not None:
         p = pair_of(r, dec, dec.best) if dec.best else None
         spare = role_value(r, p, "redundancy") if p else None
@@ -356,6 +388,13 @@ def requirements(r: Results, dec: Decision) -> list[str]:
         what = {"monthly": "monthly budget", "capex": "capital budget", "total": "budget for the run"}[name]
         out.append(f"within the {what} of {human(limit, unit)}")
     return out
+
+
+FULL = 0.95              # a recommendation filling this share of its memory is said to
+
+
+def share(part, whole) -> float | None:
+    return part / whole if isinstance(part, float) and isinstance(whole, float) and whole > 0 else None
 
 
 def rate_limit(r: Results, w: str) -> str:

@@ -70,6 +70,8 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
             out.append("no published run: speed is the family's estimate")
     if own and f"device.{o.device}.costs.electricity" not in r.inputs:
         out.append("no running cost given")
+    elif own and f"device.{o.device}.costs.hosting" not in r.inputs:
+        out.append("no hosting cost given (rack space, staff: counted as 0)")
     if o.variant == "busy_hours":
         out.append("on-demand capacity assumed")
     return out
@@ -125,11 +127,22 @@ def unverified_notes(r: Results, dec: Decision, o: Option) -> list[str]:
     if d is None:
         return []
     notes = [str(v.value) for k, v in d.values.items() if k.startswith("unverified[")]
+    notes += [f"{k.removeprefix(SOURCES)}: {first_clause(str(v.value).removeprefix(UNVERIFIED))}"
+              for k, v in d.values.items() if k.startswith(SOURCES) and str(v.value).startswith(UNVERIFIED)]
     scoped = {n: scoped_paths(n) for n in notes}
     keys = sorted({k for paths in scoped.values() for path in paths for k in inputs_under(r, o.device, path)})
     moving = bearing(r, dec, o, keys) if keys else set()
     return [n for n in notes if not scoped[n]
             or any(k in moving for path in scoped[n] for k in inputs_under(r, o.device, path))]
+
+
+SOURCES, UNVERIFIED = "field_sources.", "unverified: "      # a field's source marked unverified is a note too
+
+
+def first_clause(text: str) -> str:
+    """A source's words up to its first aside ('the NVLink per-step figure applied (no RCCL ...' -> 'the NVLink
+    per-step figure applied')."""
+    return re.split(r" \(|; |\. ", text, maxsplit=1)[0].rstrip(".")
 
 
 def inputs_under(r: Results, device: str, path: str) -> list[str]:

@@ -52,6 +52,7 @@ class Decision:
     fallback: str = ""                # a service recommended: the cheapest option without it
     confidence: Confidence | None = None      # how sure: the draws of the scenario's uncertain inputs
     traffic: str = ""                 # ' at a peak of 5 requests/s, 2.5 on average': what the costs are for
+    batches: str = ""                 # where another batch would cost less (the decision stays at the stated one)
 
 
 @dataclass(frozen=True)

@@ -100,17 +100,21 @@ def memory_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
     """Each device's memory need, in its parts, against the capacity its `fits` check compares it with."""
     col = colours(r)
     memory = K.get(pairs[0].kind).memory
+    train = pairs[0].kind == "train"
     bars = []
     for p in pairs:
         parts = tuple((words, p.values[q]) for words, q in memory.parts if isinstance(p.values.get(q), float))
         if parts:
             held = held_against(r, p, memory.check)
-            bars.append(charts.Bar(p.device, col[p.device], parts, held[1] if held else None))
+            n = p.values.get("devices")
+            label = f"{p.device} × {n:g}" if train and isinstance(n, float) else p.device
+            bars.append(charts.Bar(label, col[p.device], parts, held[1] if held else None))
     if not bars:
         return None
     mark = " (black mark)" if any(b.capacity is not None for b in bars) else ""
-    return Chart(f"Memory of {wid}, in its parts, against each device's capacity as its fit check counts it{mark}.",
-                 charts.memory(f"Memory: {wid}", bars))
+    whose = ("the usable memory of the devices the run uses (each bar names how many), as its fit check counts it"
+             if train else "each device's capacity (one replica's devices) as its fit check counts it")
+    return Chart(f"Memory of {wid}, in its parts, against {whose}{mark}.", charts.memory(f"Memory: {wid}", bars))
 
 
 PLOTTED = 400          # points a chart draws of a sweep at most: more cannot be seen at a page's width

@@ -35,19 +35,20 @@ def months_text(m: float) -> str:
     return f"{number(m, 3)} month{'' if m == 1 else 's'}"
 
 
-def basis_text(r: Results, dec: Decision, o: Option, m: Money, average: bool = True) -> str:
-    """How the option is paid, with the rate: 'on demand at $1.85/hour', 'bought at $35,000 each'."""
+def basis_text(r: Results, dec: Decision, o: Option, m: Money, average: bool = True, each: str = "") -> str:
+    """How the option is paid, with the rate: 'on demand at $1.85/hour', 'bought at $35,000 each'; `each` after an
+    hourly rate (' a device', where no table column says the rate is per device)."""
     p = pair_of(r, dec, o)
     if o.variant == "api":
         return "per token"
     if o.variant == "busy_hours":
         price = r.inputs.get(f"device.{o.device}.price")
         avg = f", {human(m.devices, '', digits=3)} on average" if m.devices is not None and average else ""
-        return f"on demand at {human(price.value.value, 'USD/s')}{avg}" if price else "on demand"
+        return f"on demand at {human(price.value.value, 'USD/s')}{each}{avg}" if price else "on demand"
     if m.basis == "bought" and (i := r.inputs.get(f"device.{o.device}.costs.purchase")):
         return f"bought at {human(i.value.value, 'USD')} each"
     if p is not None and isinstance(p.values.get("hourly_rate"), float):
-        return f"{m.basis} at {rate(p, 'hourly_rate')}"
+        return f"{m.basis} at {rate(p, 'hourly_rate')}{each}"
     return m.basis
 
 
@@ -71,14 +72,14 @@ def figures(r: Results, dec: Decision) -> tuple[tuple[str, str], ...]:
         if m.per_unit is not None:          # as the options table shows it: one format for every option
             column = money_column([money_of(r, dec, x).per_unit for x in dec.options], "–")
             out.append((per_unit_label(m), column[dec.options.index(o)]))
-        out.append(("Paid", basis_text(r, dec, o, m, average=False)))
+        out.append(("Paid", basis_text(r, dec, o, m, average=False, each=" a device")))
         if objective[0] not in dict(out):
             out.insert(0, objective)
         return tuple(out)
     if kind == "run":
         out = [("Cost of the run", human(m.run_cost, "USD")),
                ("Duration", human(m.duration, "s", "days") if m.duration is not None else "n/a"),
-               ("Devices", human(m.devices, "")), ("Paid", basis_text(r, dec, o, m))]
+               ("Devices", human(m.devices, "")), ("Paid", basis_text(r, dec, o, m, each=" a device"))]
         return tuple(out)
     return (objective,)
 

@@ -84,7 +84,8 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
         held.append(holds)
         put(ws, row, 3, f"=AND({cells})", value_of=holds)
         row += 1
-    put_text(ws, row, 1, "no calculation error (#DIV/0!, #VALUE!, #NUM! ...) on " + ", ".join(ERROR_SHEETS))
+    put_text(ws, row, 1, "no calculation error (#DIV/0!, #VALUE!, #NUM! ...) on "
+             + ", ".join(t for t in ERROR_SHEETS if t in b.sheets))
     put_text(ws, row, 2, "every sheet")
     b.error_cell = ws.cell(row, 3)            # filled once every sheet is written (error_check)
     row += 1

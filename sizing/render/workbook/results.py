@@ -122,14 +122,14 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
         order = 0 if dec.maximise else 1
         before = f"${first}${row + 5}:{c}{row + 5}"     # ties rank in column order, as the engine's stable sort
         put(ws, row + 6, col, f'=IF(ISNUMBER({c}{row + 5}),RANK({c}{row + 5},{eligible},{order})'
-                              f'+COUNTIF({before},{c}{row + 5})-1,IF({c}{row + 4},"{UNPRICED}",""))', value_of=None)
+                              f'+COUNTIF({before},{c}{row + 5})-1,{unranked(b, o, f"{c}{row + 4}")})', value_of=None)
         b.option_cells.setdefault(name, []).append((o, f"Results!{c}{row + 4}", f"Results!{c}{row + 6}",
                                                      f"Results!{c}{row + 7}"))
         failed = " ".join(f"{x.quantity} ({x.workload})" for x in cs if not b.value(x.expr))
         put(ws, row + 7, col, fails_text(b, cs), value_of=failed)
     places = ranks(shown_values, dec.maximise)      # known once every column is: the rank cells' values
     for k, place in enumerate(places):
-        ws.cell(row + 6, 3 + k).cached = place if place is not None else UNPRICED if meeting[k] else ""
+        ws.cell(row + 6, 3 + k).cached = place if place is not None else why_unranked(b, columns[k], meeting[k])
     best = "MAX" if dec.maximise else "MIN"
     labels = f"${first}${row + 2}:${last}${row + 2}"
     put_text(ws, row + 8, 1, "recommendation", "sizing section")
@@ -166,6 +166,30 @@ def option_order(b: Book, dec: Decision, o: Option) -> tuple[int, int]:
 
 
 UNPRICED = "not priced"          # meets every requirement, but a blank price or purchase leaves nothing to rank
+UNFIGURED = "no figure: see Checks"    # meets them, priced, yet no figure (an edited input the engine would refuse)
+OFFER_ROLES = {"fleet": ("price", "costs.purchase"), "busy_hours": ("price",)}   # the hosted API: none
+
+
+def offer_keys(b: Book, o: Option) -> list[str]:
+    """The cost cells that offer an option's device on its basis: the price (on demand), the price or the purchase
+    (a fleet)."""
+    return [k for role in OFFER_ROLES.get(o.variant, ()) if (k := f"device.{o.device}.{role}") in b.names]
+
+
+def unranked(b: Book, o: Option, meets: str) -> str:
+    """What an option's rank cell says when it has no figure to rank: nothing when it fails a requirement (its
+    `fails` cell says which), 'not priced' when its cost cells are blank, else 'no figure: see Checks'."""
+    keys = offer_keys(b, o)
+    offered = f"OR({','.join(f'ISNUMBER({b.names[k]})' for k in keys)})" if keys else "TRUE"
+    return f'IF({meets},IF({offered},"{UNFIGURED}","{UNPRICED}"),"")'
+
+
+def why_unranked(b: Book, o: Option, meets: bool) -> str:
+    """The rank cell's value as written, where the option has no figure (unranked's formula, evaluated)."""
+    keys = offer_keys(b, o)
+    given = [i.value.value for k in keys if (i := b.r.inputs.get(k)) is not None]
+    offered = not keys or any(isinstance(v, (int, float)) and v == v for v in given)
+    return "" if not meets else UNFIGURED if offered else UNPRICED
 
 
 def fails_text(b: Book, cs: list) -> str | None:

@@ -1,0 +1,86 @@
+"""Another batch: where a device's options would cost less, or would qualify at all, at a batch other than the one the
+scenario states. The decision stays at the stated batch (a batch is the scenario's to choose: it sets each user's
+speed and the runtime's memory); these sentences say what another would change and how to rank it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..evaluate import Results, decide_each
+from ..render.format import human
+from ..results import Decision, Option
+from .common import shown_gap
+
+# Batches tried: powers of two up to a runtime's usual ceiling.
+CANDIDATES = tuple(2 ** k for k in range(11))
+SERVED = ("generate", "forward")     # a served batch (a training batch is the optimiser's: another question)
+GAIN = 0.05          # a saving under 5 % is within rounding of the prices: not worth a sentence
+SHOWN = 3            # devices named at most
+
+
+@dataclass(frozen=True)
+class Hint:
+    option: Option               # the option as ranked at the stated batch
+    batch: int                   # the batch where it costs least (or first qualifies)
+    value: float                 # its cost there
+    stated: int                  # the scenario's batch
+    now: float | None            # the device's best cost at the stated batch (None: none of its options qualifies)
+
+
+def batch_hints(r: Results, dec: Decision) -> list[Hint]:
+    """Per device, its best option at another batch when that costs GAIN less than its best at the stated batch,
+    or qualifies where none of its options does; the largest savings first (qualifying ones after them). Money
+    objectives of served work only; the decision's own workload (an alternative that sets its own batch is its own
+    question)."""
+    key = f"workload.{dec.workload}.batch"
+    kind = next((p.kind for p in r.pairs if p.workload == dec.workload), None)
+    if dec.maximise or "USD" not in dec.unit or key not in r.inputs or kind not in SERVED:
+        return []
+    stated = int(r.inputs[key].value.value)
+    tried = [b for b in CANDIDATES if b != stated]
+    again = decide_each(r, [(key, float(b)) for b in tried], r.decisions.index(dec))
+    own = [o for o in dec.options if o.workload == dec.workload and o.variant in ("fleet", "busy_hours")]
+    hints = []
+    for device in dict.fromkeys(o.device for o in own):
+        mine = [o for o in own if o.device == device]
+        now = min((o for o in mine if o.passes and o.value is not None), key=lambda o: o.value, default=None)
+        best = None
+        for b, d in zip(tried, again):
+            for o in mine:
+                x = next((y for y in d.options if y.id == o.id), None) if d is not None else None
+                if x is not None and x.passes and x.value is not None and (best is None or x.value < best.value):
+                    best = Hint(o, b, x.value, stated, now.value if now is not None else None)
+        if best is not None and (best.now is None or best.value < best.now * (1 - GAIN)):
+            hints.append(best)
+    hints.sort(key=lambda h: (h.now is None, h.value - h.now if h.now is not None else h.value))
+    return hints[:SHOWN]
+
+
+def batch_words(r: Results, dec: Decision) -> str:
+    """'The decision is at batch 16. At batch 32 the Instinct MI300X rented on demand as traffic needs would cost
+    $3,905/month ($657/month less than its best at batch 16); at batch 8 the Gaudi 3 would meet every requirement,
+    at $9,345/month. To rank one, add it as an alternative of the workload: alternatives: {b32: {batch: 32}}.'
+    '' when no other batch does better."""
+    from .memo import option_words
+    hints = batch_hints(r, dec)
+    if not hints:
+        return ""
+    parts = []
+    for h in hints:
+        cost = human(h.value, dec.unit)
+        name = option_words(r, h.option) + (" held all month" if h.option.variant == "fleet" else "")
+        if h.now is not None:
+            parts.append(f"at batch {h.batch} the {name} would cost {cost} "
+                         f"({shown_gap(h.now, h.value, dec.unit)} less than its best at batch {h.stated})")
+        else:
+            parts.append(f"at batch {h.batch} the {name} would meet every requirement, at {cost}")
+    first = min(hints, key=lambda h: h.value)
+    text = "; ".join(parts)
+    best = dec.best
+    verdict = "" if best is None or best.value is None else (
+        f" At batch {first.batch} that beats the recommendation ({human(best.value, dec.unit)}): rank it before "
+        "deciding." if first.value < best.value else
+        f" None of these beats the recommendation ({human(best.value, dec.unit)}).")
+    return (f"The decision is at the scenario's batch, {first.stated}. {text[0].upper()}{text[1:]}.{verdict} To rank "
+            f"one, add it as an alternative of the workload: alternatives: {{b{first.batch}: {{batch: "
+            f"{first.batch}}}}}.")

@@ -1,0 +1,93 @@
+"""Another batch: where a device's options would cost less, or qualify at all, at a batch the scenario does not
+state. A new user left `init`'s batch 16 and paid a third more than batch 64 costs on the same H100s; the tool showed
+best_batch but said nothing. Each figure is checked against the engine on the scenario rewritten at that batch."""
+
+import re
+
+import pytest
+
+from helpers import ROOT, results_of
+
+from sizing.evaluate import evaluate
+from sizing.narrative.batches import batch_hints, batch_words
+from sizing.scenario import load_scenario_bytes
+
+
+def at_batch(name: str, batch: int, stated: int):
+    text = (ROOT / "scenarios" / f"{name}.yaml").read_text()
+    assert text.count(f"batch: {stated}\n") == 1
+    scn, problems = load_scenario_bytes(text.replace(f"batch: {stated}\n", f"batch: {batch}\n").encode(), "s.yaml")
+    assert scn is not None, problems
+    return evaluate(scn)
+
+
+def test_each_hint_is_the_engine_at_that_batch():
+    r = results_of("chat-70b-fp8")
+    hints = batch_hints(r, r.decision)
+    assert len(hints) == 3 and all(h.stated == 16 for h in hints)
+    for h in hints:
+        again = at_batch("chat-70b-fp8", h.batch, 16)
+        option = next(o for o in again.decision.options if o.id == h.option.id)
+        assert option.passes and option.value == pytest.approx(h.value, rel=1e-9)
+        # the best of the device's options at every batch tried
+        assert h.now is None or h.value < 0.95 * h.now
+    saving = [h for h in hints if h.now is not None]
+    assert [h.now - h.value for h in saving] == sorted((h.now - h.value for h in saving), reverse=True)
+    gaudi = next(h for h in hints if h.option.device == "gaudi3")          # too slow for the targets at 16
+    assert gaudi.now is None and not any(o.passes for o in r.decision.options if o.device == "gaudi3"
+                                         and o.workload == "chat")
+
+
+def test_the_words_multiply_to_the_figures_and_say_whether_the_recommendation_stands():
+    r = results_of("chat-70b-fp8")
+    words = batch_words(r, r.decision)
+    assert words.startswith("The decision is at the scenario's batch, 16. At batch 32 the H100 SXM5 80GB held all "
+                            "month would cost $8,416/month ($2,104/month less than its best at batch 16)")
+    for cost, less in re.findall(r"would cost \$([\d,]+)/month \(\$([\d,]+)/month less", words):
+        assert int(cost.replace(",", "")) + int(less.replace(",", "")) in {
+            round(o.value) for o in r.decision.options if o.value is not None}
+    assert "at batch 8 the Gaudi 3 rented on demand as traffic needs would meet every requirement, at $8,741/month" \
+        in words
+    assert words.endswith("None of these beats the recommendation ($4,562/month). To rank one, add it as an "
+                          "alternative of the workload: alternatives: {b32: {batch: 32}}.")
+
+
+ONE_DEVICE = """\
+sizing: 1
+name: one
+devices:
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}
+workloads:
+  chat:
+    kind: generate
+    model: llama-3.1-8b
+    batch: 4
+    input_tokens: 1000
+    output_tokens: 300
+    traffic: {peak: 40 request/s}
+decision: {workload: chat, objective: monthly_cost}
+"""
+
+
+def test_a_cheaper_batch_of_the_recommended_device_says_it_beats_the_recommendation():
+    scn, _ = load_scenario_bytes(ONE_DEVICE.encode(), "one.yaml")
+    r = evaluate(scn)
+    (hint,) = batch_hints(r, r.decision)
+    assert hint.batch > 4 and hint.value < r.decision.best.value
+    words = batch_words(r, r.decision)
+    assert f"At batch {hint.batch} that beats the recommendation" in words and "rank it before deciding" in words
+    assert words.endswith(f"alternatives: {{b{hint.batch}: {{batch: {hint.batch}}}}}.")
+    # ranked as the words say, it wins
+    text = ONE_DEVICE.replace("decision:", f"    alternatives: {{b{hint.batch}: {{batch: {hint.batch}}}}}\ndecision:")
+    ranked = evaluate(load_scenario_bytes(text.encode(), "one.yaml")[0])
+    assert ranked.decision.best.workload == f"chat-b{hint.batch}"
+    assert ranked.decision.best.value == pytest.approx(hint.value)
+
+
+def test_no_hint_where_the_objective_is_not_money_or_the_batch_is_a_training_one():
+    r = results_of("finetune-approach")             # a training run: its batch is the optimiser's, not a fleet's
+    assert r.decision.unit.startswith("USD") and "workload.tune.batch" in r.inputs
+    assert batch_hints(r, r.decision) == []
+    scn, _ = load_scenario_bytes(ONE_DEVICE.replace("objective: monthly_cost", "objective: ttft").encode(), "o.yaml")
+    r = evaluate(scn)
+    assert "USD" not in r.decision.unit and batch_hints(r, r.decision) == [] and batch_words(r, r.decision) == ""
