@@ -490,3 +490,16 @@ def check_eur_api(r, fallback, requirements, sensitivity):
            "input and 3,000 output tokens/s)" in requirements(r, dec)
     assert "the API price per input token 25 % higher (€0.125/M input tokens instead of €0.10/M input tokens): " \
            "L40S 48GB rented on demand as traffic needs" in sensitivity(r, 0).flips
+
+
+def test_a_training_run_that_does_not_fill_whole_servers_says_how_many_it_takes():
+    """A signer: '34 is not an orderable quantity' (B200s come 8 to an HGX board)."""
+    from sizing.narrative.memo import action
+    r = results_of("pretrain-deadline")
+    best = r.decision.best
+    assert r.pair("pretrain", best.device).values["devices"] == 34
+    assert action(r, r.decision, best) == ("Rent 34 × B200 SXM 180GB by the hour",
+                                           "34 devices: 4.25 servers of 8 (its scale-up domain), 5 where sold by the "
+                                           "server")
+    tpu = next(o for o in r.decision.options if o.device == "tpu-v5p")
+    assert action(r, r.decision, tpu)[1] == ""           # within one TPU pod's domain

@@ -87,6 +87,8 @@ def test_a_field_whose_source_is_marked_unverified_is_a_note_too():
     assert "interconnect.latency: the NVLink per-step figure applied" in line       # its source's first clause
     assert "2 figures unverified (interconnect.bandwidth: per-link Infinity Fabric rate from analyst sources; " \
            "interconnect.latency: the NVLink per-step figure applied)" in line
+    # the catalog has no MI300X training run: its speed is the GPUs' default (a signer asked what 'family' meant)
+    assert line.endswith("no published run: speed estimated from other GPUs' runs")
 
 
 def test_a_bought_fleet_without_hosting_says_its_hosting_counts_nothing():

@@ -334,6 +334,30 @@ def test_an_average_above_the_peak_is_a_failed_requirement_in_the_workbook(cases
                if str(r[0]).startswith("demand_consistent:"))
 
 
+def test_a_training_run_reconciles_devices_rate_and_duration_to_its_cost(cases):
+    """A finance reviewer could not check a run's cost from Summary (no hourly rate, no reconciliation): each run
+    now shows its hourly rate per device and a live check that devices × rate × duration = the cost of the run,
+    which the master check requires."""
+    case = cases["finetune-approach"]
+    ws = openpyxl.load_workbook(case.values, data_only=True)["Summary"]
+    rows = list(ws.iter_rows(values_only=True))
+    head = next(i for i, r in enumerate(rows) if r[0] == "option")
+    labels = list(rows[head])
+    at = {k: labels.index(k) for k in ("devices", "cost of the run (one-off)", "duration (days)",
+                                        "hourly rate per device", "devices × hourly rate × duration = cost")}
+    runs = [r for r in rows[head + 1:] if r[0]][:len(case.results.decision.options)]
+    assert len(runs) == 4
+    prices = {"h100": 2.50, "mi300x": 1.85}
+    for r in runs:
+        assert r[at["hourly rate per device"]] == pytest.approx(prices[r[0].split(",")[0]])
+        assert r[at["devices"]] * r[at["hourly rate per device"]] * r[at["duration (days)"]] * 24 == \
+            pytest.approx(r[at["cost of the run (one-off)"]], rel=1e-9)
+        assert r[at["devices × hourly rate × duration = cost"]] is True
+    checks = [r for r in openpyxl.load_workbook(case.values, data_only=True)["Checks"].iter_rows(values_only=True)
+              if str(r[0]).startswith("the money reconciles on Summary: devices × hourly rate × duration")]
+    assert checks and all(r[2] is True for r in checks)
+
+
 def test_a_cheaper_rental_does_not_unbuy_a_fleet_that_must_run_on_premises(cases):
     """The code assistant must run on premises: its H100s are costed as bought whatever renting costs, so a rental
     price cut leaves the purchase recommended (it used to turn the fleet into a rented one that failed on-prem,

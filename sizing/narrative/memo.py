@@ -4,6 +4,8 @@ named in words ("the Instinct MI300X hourly price", not "mi300x price")."""
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 from .. import alternatives
@@ -92,6 +94,17 @@ def alternative_phrase(r: Results, o: Option) -> str:
     return ", ".join(parts) if 0 < len(parts) <= 3 else o.alternative
 
 
+def servers(r: Results, o: Option, n: float | None) -> str:
+    """A training run's devices in servers where they do not fill whole ones: '34 devices: 4.25 servers of 8 (its
+    scale-up domain), 5 where sold by the server'."""
+    domain = r.inputs.get(f"device.{o.device}.interconnect.domain")
+    size = domain.value.value if domain is not None else None
+    if not isinstance(n, float) or not isinstance(size, (int, float)) or size <= 1 or n <= size or n % size == 0:
+        return ""
+    return (f"{count(n, 'device')}: {human(n / size, '')} servers of {human(size, '')} (its scale-up domain), "
+            f"{math.ceil(n / size)} where sold by the server")
+
+
 def beside(r: Results, o: Option, other: Option) -> str:
     """An option named beside an alternative on its own device: a base option adds its own values of the fields the
     alternative changes ('Instinct MI300X (method full)' beside '... (method lora, trainable 1 %)'), where it states
@@ -137,7 +150,8 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
     basis = v.get("cost_basis")
     replicas = v.get("replicas")
     detail = f"{count(replicas, 'replica')} of {count(n / replicas, 'device')}" \
-        if isinstance(replicas, float) and isinstance(n, float) and replicas and n != replicas else ""
+        if isinstance(replicas, float) and isinstance(n, float) and replicas and n != replicas else \
+        servers(r, o, n) if p is not None and p.kind == "train" else ""
     if basis == "own":
         return f"Buy {many}{name}", detail
     if basis in ("rent", "reserved"):

@@ -67,7 +67,8 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
         if runs:
             out.append(run_words(runs, detail))
         elif not d.get("illustrative"):
-            out.append("no published run: speed is the family's estimate")
+            out.append(f"no published run: speed estimated from other {FAMILY.get(d.get('kind'), 'devices')}' "
+                       "runs")
     if own and f"device.{o.device}.costs.electricity" not in r.inputs:
         out.append("no running cost given")
     elif own and f"device.{o.device}.costs.hosting" not in r.inputs:
@@ -136,6 +137,7 @@ def unverified_notes(r: Results, dec: Decision, o: Option) -> list[str]:
             or any(k in moving for path in scoped[n] for k in inputs_under(r, o.device, path))]
 
 
+FAMILY = {"gpu": "GPUs", "tpu": "TPUs", "cpu": "CPUs", "accelerator": "accelerators", "npu": "NPUs"}
 SOURCES, UNVERIFIED = "field_sources.", "unverified: "      # a field's source marked unverified is a note too
 
 

@@ -159,8 +159,9 @@ def trust_words(r: Results) -> str:
     out = (f"{near} of these {runs} runs ({percent(near / runs, 2)}), on every device in sizing's catalog (the device "
            f"and family rows show those compared here), came within a factor of {factor:g} of the predicted speed "
            f"({1 / factor:.2f}x to {factor:.2f}x). Page 1 calls a lead under a factor of {factor:g} between two "
-           f"options a close call: a fixed rule of sizing, set from the serving runs, {percent(served / serving, 2)} "
-           "of which fall inside it.")
+           f"options on different devices a close call: a fixed rule of sizing, set from the serving runs, "
+           f"{percent(served / serving, 2)} of which fall inside it (two options on one device are not: an error in "
+           "its speed estimate moves both alike).")
     if near < runs / 2:
         out += " Fewer fall inside it for this kind of work: even a larger lead can be reversed."
     return out

@@ -77,9 +77,8 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
         put_text(ws, row, 2, scope)
         held.append(bool(put(ws, row, 3, b.formula(e, typed), value_of=b.value(e, untyped)).cached))
         row += 1
-    for dec, cells, holds in b.reconciled:
-        put_text(ws, row, 1, "the money reconciles on Summary: capital / horizon + operating = monthly cost, "
-                             "every option")
+    for dec, cells, holds, how in b.reconciled:
+        put_text(ws, row, 1, f"the money reconciles on Summary: {how}, every option")
         put_text(ws, row, 2, f"decision on {dec.workload}")
         held.append(holds)
         put(ws, row, 3, f"=AND({cells})", value_of=holds)

@@ -23,12 +23,14 @@ PER_UNIT = {"fleet": ("cost_per_million_tokens", "cost_per_million_requests"),
 BASIS = {"busy_hours": "rent on demand", "api": "per token"}
 CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity assumed always to be had",
           "api": "the provider's price and stated service level; its capacity is not modelled"}
+SERVING_CHECK = "capital / horizon + operating = monthly"
+RUN_CHECK = "devices × hourly rate × duration = cost"
 SERVING = ["option", "cost basis", "devices", "capital", "operating per month", "monthly cost (capital amortised)",
            "horizon (months)", "cost per year (capital amortised)", "total over the horizon",
-           "cost per million output tokens", "meets requirements", "rank", "capital / horizon + operating = monthly",
+           "cost per million output tokens", "meets requirements", "rank", SERVING_CHECK,
            "fails", "note"]
 RUN = ["option", "cost basis", "devices", "cost of the run (one-off)", "duration (days)", "meets requirements",
-       "rank", "fails"]
+       "rank", "hourly rate per device", RUN_CHECK, "fails"]
 OWN = ('=IF({0}="own","own (bought)",IF({0}="rent","rent (all hours)",IF({0}="reserved",'
        '"reserved (rented all hours, commitment discount)",{0})))')      # the engine's word, spelled out
 SPELLED = {"own": "own (bought)", "rent": "rent (all hours)",
@@ -79,10 +81,11 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> 
     if last >= first:
         meets = column_letter(labels.index("meets requirements") + 1)
         colour_booleans(ws, f"{meets}{first}:{meets}{last}")
-        if serving:
-            check = column_letter(labels.index("capital / horizon + operating = monthly") + 1)
-            colour_booleans(ws, f"{check}{first}:{check}{last}")
-            b.reconciled.append((dec, f"Summary!{check}{first}:{check}{last}", all(held)))
+        check = column_letter(labels.index(SERVING_CHECK if serving else RUN_CHECK) + 1)
+        colour_booleans(ws, f"{check}{first}:{check}{last}")
+        b.reconciled.append((dec, f"Summary!{check}{first}:{check}{last}", all(held),
+                             ("capital / horizon + operating = monthly cost" if serving else
+                              "devices × hourly rate × duration = cost of the run")))
     return last + 1
 
 
@@ -147,14 +150,24 @@ def basis(ws: Sheet, row: int, b: Book, dec: Decision, o: Option) -> None:
         put(ws, row, 2, OWN.format(name), value_of=SPELLED.get(v, v))
 
 
-def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> None:
+def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> bool:
+    """One run's money; returns whether it reconciles (devices × hourly rate × duration = cost of the run)."""
     put_text(ws, row, 1, o.label)
     basis(ws, row, b, dec, o)
-    ref(ws, row, 3, b, dec, o, "devices", "#,##0")
-    ref(ws, row, 4, b, dec, o, "cost", money())
+    devices = ref(ws, row, 3, b, dec, o, "devices", "#,##0")
+    cost = ref(ws, row, 4, b, dec, o, "cost", money())
     name, v = value(b, dec, o, "duration")
+    day, hour = PER[86400], PER[3600]
     if name:
-        day = PER[86400]
         put(ws, row, 5, f"={name}/{b.constant(day)}", "#,##0.0", value_of=v / day.value if v is not None else None)
     put(ws, row, 6, f"={meets}", value_of=b.cell_value(meets))
     put(ws, row, 7, f"={rank}", value_of=b.cell_value(rank))
+    rate_name, rate = value(b, dec, o, "hourly_rate")
+    if rate_name:
+        put(ws, row, 8, f'=IF(ISNUMBER({rate_name}),{rate_name}*{b.constant(hour)},"")', money(2),
+            value_of=rate * hour.value if isinstance(rate, (int, float)) else None)
+    priced = all(isinstance(x, (int, float)) for x in (devices, cost, rate, v))
+    holds = not priced or abs(devices * rate * v - cost) <= TOLERANCE.value * abs(cost)
+    put(ws, row, 9, f"=IF(ISNUMBER(D{row}),ABS(C{row}*H{row}*E{row}*{b.constant(day)}/{b.constant(hour)}-D{row})"
+                    f"<={b.constant(TOLERANCE)}*ABS(D{row}),TRUE)", value_of=holds)
+    return holds
