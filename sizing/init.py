@@ -92,13 +92,14 @@ WORKLOADS = {
     kind: generate              # token-by-token generation (an LLM answering requests)
     model: {model}      # a catalog model (`sizing catalog`), or your own under a models: block
     precision: {precision}             # bytes per weight and the rate used: fp32, bf16, fp8, int8, int4 ...
-    batch: 16                   # sequences decoded together on one replica
+    batch: 16                   # sequences decoded together on one replica (the outputs say where another costs less)
     input_tokens: 1000          # prompt length per request
     output_tokens: 300          # generated tokens per request
     traffic:
       peak: {peak} request/s        # the busiest rate the fleet must serve
       utilisation: 40 %         # the average traffic as a share of the peak (what is paid for when renting by use)
-      redundancy: 1             # spare replicas beyond the peak
+      max_utilisation: 80 %     # the busiest share of a replica planned at the peak (headroom for bursts)
+      redundancy: 1             # spare replicas beyond the peak (0 for none)
     targets:
       per_token_p95: 50 ms      # time between tokens for 95 % of requests
       ttft_p95: 1 s             # time to first token for 95 % of requests""",

@@ -53,6 +53,8 @@ def swept(scn: Scenario, inputs: dict[str, Any]) -> bool:
 
 
 SHOWN = 5           # quantities a sweep shows per device
+# A fleet's size and monthly cost, where they move: a sweep of a served workload with traffic always shows them.
+FLEET = ("fleet_devices", "monthly_cost")
 # After the kind's usual sweep figures, what a capacity question asks first.
 CAPACITY = ("replicas", "fleet_devices", "average_utilisation", "monthly_cost", "cost_per_million_tokens",
             "cost_per_million_requests", "ttft_p95", "response_p95", "meets_targets")
@@ -70,12 +72,17 @@ def moving(p: Pair, keys: set[str]) -> list[F.Planned]:
 
 
 def shown(kind: str, pairs: list[Pair], keys: set[str]) -> tuple[str, ...]:
-    """The quantities a sweep shows: those that move with it, the kind's usual sweep figures first, then what a
-    capacity question asks (replicas, utilisation, monthly cost), then the kind's headline figures."""
+    """The quantities a sweep shows: those that move with it, the kind's usual sweep figures first (but room kept
+    for the fleet's devices and monthly cost where they move), then what a capacity question asks (replicas,
+    utilisation, monthly cost), then the kind's headline figures."""
     moves = {x.d.id for p in pairs for x in moving(p, keys)}
     k = K.get(kind)
-    order = dict.fromkeys((*k.swept, *CAPACITY, *k.headline, *k.key_figures))
-    return tuple(q for q in order if q in moves)[:SHOWN]
+    order = [q for q in dict.fromkeys((*k.swept, *CAPACITY, *k.headline, *k.key_figures)) if q in moves]
+    view = order[:SHOWN]
+    fleet = [q for q in FLEET if q in moves]            # with traffic: what the decision ranks, kept in view
+    if any(q not in view for q in fleet):
+        view = [q for q in order if q not in fleet][:SHOWN - len(fleet)] + fleet
+    return tuple(view)
 
 
 def numeric_sweep(w: Entity, pairs: list[Pair], env: dict[str, Any], keys: list[str], s: Sweep) -> SweepResult:

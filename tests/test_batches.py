@@ -25,31 +25,52 @@ def test_each_hint_is_the_engine_at_that_batch():
     r = results_of("chat-70b-fp8")
     hints = batch_hints(r, r.decision)
     assert len(hints) == 3 and all(h.stated == 16 for h in hints)
+    # powers of two and each device's best batch within the per-token target are tried
+    assert {h.batch for h in hints} - {2 ** k for k in range(11)}
     for h in hints:
         again = at_batch("chat-70b-fp8", h.batch, 16)
         option = next(o for o in again.decision.options if o.id == h.option.id)
         assert option.passes and option.value == pytest.approx(h.value, rel=1e-9)
-        # the best of the device's options at every batch tried
         assert h.now is None or h.value < 0.95 * h.now
     saving = [h for h in hints if h.now is not None]
     assert [h.now - h.value for h in saving] == sorted((h.now - h.value for h in saving), reverse=True)
-    gaudi = next(h for h in hints if h.option.device == "gaudi3")          # too slow for the targets at 16
-    assert gaudi.now is None and not any(o.passes for o in r.decision.options if o.device == "gaudi3"
-                                         and o.workload == "chat")
 
 
 def test_the_words_multiply_to_the_figures_and_say_whether_the_recommendation_stands():
     r = results_of("chat-70b-fp8")
+    hints = batch_hints(r, r.decision)
     words = batch_words(r, r.decision)
-    assert words.startswith("The decision is at the scenario's batch, 16. At batch 32 the H100 SXM5 80GB held all "
-                            "month would cost $8,416/month ($2,104/month less than its best at batch 16)")
+    assert words.startswith("The workload runs at batch 16. At batch ")
     for cost, less in re.findall(r"would cost \$([\d,]+)/month \(\$([\d,]+)/month less", words):
         assert int(cost.replace(",", "")) + int(less.replace(",", "")) in {
             round(o.value) for o in r.decision.options if o.value is not None}
-    assert "at batch 8 the Gaudi 3 rented on demand as traffic needs would meet every requirement, at $8,741/month" \
-        in words
-    assert words.endswith("None of these beats the recommendation ($4,562/month). To rank one, add it as an "
-                          "alternative of the workload: alternatives: {b32: {batch: 32}}.")
+    cheapest = min(hints, key=lambda h: h.value)
+    assert cheapest.option.device == "mi300x" and cheapest.value < r.decision.best.value    # beats it at its best batch
+    assert words.endswith(f"At batch {cheapest.batch} that beats the recommendation ($4,562/month): rank it before "
+                          f"deciding. To rank one, add it as an alternative of the workload: alternatives: "
+                          f"{{b{cheapest.batch}: {{batch: {cheapest.batch}}}}}.")
+    capacity = results_of("capacity-chat-8b")
+    assert batch_words(capacity, capacity.decision).endswith(
+        "None of these beats the recommendation ($3,471/month). To rank one, add it as an alternative of the "
+        "workload: alternatives: {b128: {batch: 128}}.")
+
+
+def test_a_batch_an_alternative_already_ranks_is_not_suggested_again():
+    """A new user added the suggested b32 and was told to add b32 again ('The decision is at the scenario's batch,
+    16' while b32 was recommended)."""
+    r = results_of("capacity-chat-8b")
+    text = (ROOT / "scenarios" / "capacity-chat-8b.yaml").read_text()
+    assert "    alternatives:" not in text
+    anchor = "    api: {output_price"
+    assert text.count(anchor) == 1
+    text = text.replace(anchor, "    alternatives: {b128: {batch: 128}}\n" + anchor, 1)
+    scn, problems = load_scenario_bytes(text.encode(), "c.yaml")
+    assert scn is not None, problems
+    again = evaluate(scn)
+    assert all(h.batch != 128 for h in batch_hints(again, again.decision))
+    words = batch_words(again, again.decision)
+    assert words == "" or words.startswith("The workload runs at batch 32 (its alternatives rank batch 128). ")
+    assert batch_hints(r, r.decision)[0].batch == 128
 
 
 ONE_DEVICE = """\

@@ -401,6 +401,9 @@ def test_a_tie_is_called_one_and_one_device_is_named_once():
         f"H100 SXM5 80GB (batch 32) rented on demand as traffic needs at ${second.value:,.0f}/month, the same monthly "
         "cost: a tie (ranked in the order the options are listed); choose between them on what these figures leave "
         "out.")
+    from sizing.narrative.decision import verdict
+    assert verdict(r, r.decision, second) == ("the same monthly cost: ranked after it in the order the options are "
+                                              "listed")                  # was 'higher monthly cost: ...'
     wider, _ = load_scenario_bytes(TIE.replace("      again: {batch: 32}", "      b64: {batch: 64}").encode(),
                                    "tie.yaml")
     words = margin_words(evaluate(wider), evaluate(wider).decision)

@@ -42,8 +42,9 @@ def test_a_traffic_sweep_shows_what_moves_with_traffic():
     assert "step_time" not in s.shown                   # the same at every traffic: not shown
     replicas = list(s.series["h100"]["replicas"])
     assert replicas == sorted(replicas) and replicas[0] < replicas[-1]      # the fleet grows with the peak
-    (b,) = results("moe-mixtral-serving").sweeps          # a batch sweep still shows the step and the rates
-    assert b.shown[:4] == ("step_time", "token_interval", "tokens_per_s_per_user", "tokens_per_s")
+    (b,) = results("moe-mixtral-serving").sweeps          # a batch sweep still shows the step and the rates,
+    # and what the decision ranks: the fleet and its monthly cost (a new user could not see them move with batch)
+    assert b.shown == ("step_time", "token_interval", "tokens_per_s_per_user", "fleet_devices", "monthly_cost")
     # the time between tokens the per-token target checks: the step plus the batch's prefill spread over the answer
     mi = b.series["mi300x"]
     assert list(mi["token_interval"]) == pytest.approx([

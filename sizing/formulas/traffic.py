@@ -173,6 +173,26 @@ def average_utilisation(q):
     return q.average_rate / (q.replicas * q.requests_per_s)
 
 
+@quantity(TRAFFIC, "requests_per_month", "request/month", "requests served in a month at the average traffic",
+          display="Mrequest/month", label="Requests per month")
+def requests_per_month(q):
+    return q.average_rate * MONTH
+
+
+@quantity("generate", "peak_input_tokens_per_s", "token/s", "prompt tokens a second at the peak: peak × prompt "
+          "tokens per request (what a hosted API's rate limit must allow)", display="token/s",
+          label="Prompt tokens per second at the peak")
+def gen_peak_input_tokens(q):
+    return q.peak_traffic / REQUEST * q.input_tokens
+
+
+@quantity("generate", "peak_output_tokens_per_s", "token/s", "answer tokens a second at the peak: peak × answer "
+          "tokens per request (what a hosted API's rate limit must allow)", display="token/s",
+          label="Answer tokens per second at the peak")
+def gen_peak_output_tokens(q):
+    return q.peak_traffic / REQUEST * q.output_tokens
+
+
 @quantity("generate", "tokens_per_month", "token/month", "output tokens served in a month at the average traffic",
           display="Mtoken/month", label="Output tokens served per month")
 def gen_tokens_per_month(q):

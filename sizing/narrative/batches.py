@@ -37,7 +37,10 @@ def batch_hints(r: Results, dec: Decision) -> list[Hint]:
     if dec.maximise or "USD" not in dec.unit or key not in r.inputs or kind not in SERVED:
         return []
     stated = int(r.inputs[key].value.value)
-    tried = [b for b in CANDIDATES if b != stated]
+    ranked = ranked_batches(r, dec.workload)
+    best_batches = {int(b) for p in r.pairs if p.workload == dec.workload
+                    and isinstance(b := p.values.get("best_batch"), float) and b >= 1}
+    tried = sorted(b for b in {*CANDIDATES, *best_batches} if b != stated and b not in ranked)
     again = decide_each(r, [(key, float(b)) for b in tried], r.decisions.index(dec))
     own = [o for o in dec.options if o.workload == dec.workload and o.variant in ("fleet", "busy_hours")]
     hints = []
@@ -56,8 +59,19 @@ def batch_hints(r: Results, dec: Decision) -> list[Hint]:
     return hints[:SHOWN]
 
 
+def ranked_batches(r: Results, wid: str) -> set[int]:
+    """The batches the workload's alternatives already rank (those that change its batch and nothing else)."""
+    from .. import alternatives
+    out = set()
+    for w in alternatives.of(r.scenario.workloads, wid):
+        given = {k: v for k, v in alternatives.given_by(r.scenario.workloads, w).items() if k != "title"}
+        if set(given) == {"batch"}:
+            out.add(int(float(given["batch"].value)))
+    return out
+
+
 def batch_words(r: Results, dec: Decision) -> str:
-    """'The decision is at batch 16. At batch 32 the Instinct MI300X rented on demand as traffic needs would cost
+    """'The workload runs at batch 16. At batch 32 the Instinct MI300X rented on demand as traffic needs would cost
     $3,905/month ($657/month less than its best at batch 16); at batch 8 the Gaudi 3 would meet every requirement,
     at $9,345/month. To rank one, add it as an alternative of the workload: alternatives: {b32: {batch: 32}}.'
     '' when no other batch does better."""
@@ -81,6 +95,8 @@ def batch_words(r: Results, dec: Decision) -> str:
         f" At batch {first.batch} that beats the recommendation ({human(best.value, dec.unit)}): rank it before "
         "deciding." if first.value < best.value else
         f" None of these beats the recommendation ({human(best.value, dec.unit)}).")
-    return (f"The decision is at the scenario's batch, {first.stated}. {text[0].upper()}{text[1:]}.{verdict} To rank "
+    ranked = sorted(ranked_batches(r, dec.workload))
+    also = f" (its alternatives rank batch {', '.join(map(str, ranked))})" if ranked else ""
+    return (f"The workload runs at batch {first.stated}{also}. {text[0].upper()}{text[1:]}.{verdict} To rank "
             f"one, add it as an alternative of the workload: alternatives: {{b{first.batch}: {{batch: "
             f"{first.batch}}}}}.")

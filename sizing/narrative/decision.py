@@ -258,6 +258,9 @@ def verdict(r: Results, dec: Decision, o: Option) -> str:
         return f"{objective_words(dec)} not computed (an input is missing)"
     if F.definition(dec.quantity) and F.definition(dec.quantity).unit == "s":
         return f"slower{time_driver(pair_of(r, dec, o))}"
+    best = dec.best
+    if best is not None and best.value is not None and o.value == best.value:
+        return f"the same {objective_words(dec)}: ranked after it in the order the options are listed"
     word = "lower" if dec.maximise else "higher"
     return f"{word} {objective_words(dec)}{cost_driver(r, dec, o)}"
 

@@ -20,7 +20,7 @@ from ..results import Decision, Option
 from .common import device_name, objective_words, role_value, shown_gap
 from . import margin as M
 from .margin import KIND_RUNS, at_medians, is_close, kind_of, lead_at, margin, median_costs, runner_up
-from .money import busy_devices, committed
+from .money import busy_devices, committed, plural
 
 # Inputs as a reader names them (the role's description where none is given here).
 WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficiency": "compute efficiency",
@@ -124,9 +124,7 @@ def beside(r: Results, o: Option, other: Option) -> str:
     return f"{plain} ({', '.join(own)}){name[len(plain):]}"
 
 
-def count(n: float, what: str) -> str:
-    """'1 device', '7 devices', '3.58 devices'."""
-    return f"{human(n, '')} {what}{'' if n == 1 else 's'}"
+count = plural                # '1 device', '7 devices', '3.58 devices'
 
 
 def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
@@ -261,7 +259,7 @@ def margin_words(r: Results, dec: Decision) -> str:
     if human(second.value, unit, display) == human(best.value, unit, display):
         return (f"{option_words(r, second)} at {human(second.value, unit, display)}, the same "
                 f"{objective_words(dec)}: a tie (ranked in the order the options are listed); choose between them "
-                "on what these figures leave out.")
+                "on what these figures leave out." + (elsewhere(r, dec) if best.device == second.device else ""))
     out = f"{beside(r, second, best)} at {human(second.value, unit, display)}; {behind(dec, second, 'the runner-up')}."
     got = median_costs(r, dec)
     out += at_medians(r, dec, got)
@@ -415,9 +413,9 @@ def rate_limit(r: Results, w: str) -> str:
     """The rate limit a hosted API must grant at the peak: 'ask for 12 requests/s, 18,000 input and 3,000 output
     tokens/s'."""
     peak = r.inputs[f"{w}.traffic.peak"].value.value
-    tokens = [(r.inputs[k].value.value * peak, side) for k, side in ((f"{w}.input_tokens", "input"),
-                                                                       (f"{w}.output_tokens", "output"))
-              if k in r.inputs]
+    v = next((p.values for p in r.pairs if p.workload == w.removeprefix("workload.")), {})
+    tokens = [(v[q], side) for q, side in (("peak_input_tokens_per_s", "input"), ("peak_output_tokens_per_s", "output"))
+              if isinstance(v.get(q), float)]
     per_s = " and ".join(f"{human(n, 'token/s').removesuffix(' tokens/s')} {side}" for n, side in tokens)
     return f"ask for {human(peak, 'request/s')}" + (f", {per_s} tokens/s" if per_s else "")
 

@@ -152,12 +152,12 @@ def cost_driver(r: Results, dec: Decision, o: Option) -> str:
                    f"(on demand) × {HOURS_PER_MONTH:g} h"
         return f": {show(p, 'busy_hours_monthly_cost')} / {show(p, 'tokens_per_month')} served"
     if monthly and "hourly_rate" in v and "fleet_devices" in v:
-        return (f": {human(v['fleet_devices'], '')} devices × {rate(p, 'hourly_rate')} "
+        return (f": {plural(v['fleet_devices'], 'device')} × {rate(p, 'hourly_rate')} "
                 f"({BASIS_WORDS.get(v.get('cost_basis'))}) × {HOURS_PER_MONTH:g} h")
     if o.quantity == "cost" and "device_hours" in v and "hourly_rate" in v:        # a training run
         basis = "rented by the hour" if v.get("cost_basis") == "rent" else BASIS_WORDS.get(v.get("cost_basis"))
         hours = factor(v["duration"] / 3600, v["devices"] * figure(rate(p, "hourly_rate")), v["cost"], "USD")
-        return f": {human(v['devices'], '')} devices × {rate(p, 'hourly_rate')} ({basis}) × {hours} h"
+        return f": {plural(v['devices'], 'device')} × {rate(p, 'hourly_rate')} ({basis}) × {hours} h"
     if o.quantity == "cost_per_million_tokens" and "tokens_per_month" in v:
         return f": {show(p, 'monthly_cost')} / {show(p, 'tokens_per_month')} served"
     if o.quantity == "cost_per_million_tokens" and "hourly_rate" in v:
@@ -165,3 +165,6 @@ def cost_driver(r: Results, dec: Decision, o: Option) -> str:
     return ""
 
 
+def plural(n: float, what: str) -> str:
+    """'1 device', '3 devices'."""
+    return f"{human(n, '')} {what}{'' if n == 1 else 's'}"

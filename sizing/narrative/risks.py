@@ -69,6 +69,9 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
         elif not d.get("illustrative"):
             out.append(f"no published run: speed estimated from other {FAMILY.get(d.get('kind'), 'devices')}' "
                        "runs")
+    if p is not None and p.kind == "train" and (full := filled(p.values)) is not None and full >= TIGHT:
+        out.append(f"fills {full * 100:.0f} % of its usable memory (an eager training stack keeps up to a quarter "
+                   "more activations than counted: see the method)")
     if own and f"device.{o.device}.costs.electricity" not in r.inputs:
         out.append("no running cost given")
     elif own and f"device.{o.device}.costs.hosting" not in r.inputs:
@@ -135,6 +138,14 @@ def unverified_notes(r: Results, dec: Decision, o: Option) -> list[str]:
     moving = bearing(r, dec, o, keys) if keys else set()
     return [n for n in notes if not scoped[n]
             or any(k in moving for path in scoped[n] for k in inputs_under(r, o.device, path))]
+
+
+TIGHT = 0.80             # a training run filling this share of its usable memory may not fit on an eager stack
+
+
+def filled(v: dict) -> float | None:
+    need, have = v.get("train_memory_required"), v.get("train_memory")
+    return need / have if isinstance(need, float) and isinstance(have, float) and have > 0 and need <= have else None
 
 
 FAMILY = {"gpu": "GPUs", "tpu": "TPUs", "cpu": "CPUs", "accelerator": "accelerators", "npu": "NPUs"}

@@ -27,7 +27,7 @@ FIXED: dict[str, tuple[str, float]] = {
     "MB": ("MB", 1e6), "kB/token": ("kB/token", 1e3), "TFLOP/s": ("TFLOP/s", 1e12),
     "GFLOP/s": ("GFLOP/s", 1e9), "GFLOP": ("GFLOP", 1e9), "TFLOP": ("TFLOP", 1e12), "PFLOP": ("PFLOP", 1e15),
     "token/s": ("tokens/s", 1.0), "request/s": ("requests/s", 1.0), "USD/Mtoken": ("$/M output tokens", 1.0),
-    "Mtoken/month": ("M tokens/month", 1e6),
+    "Mtoken/month": ("M tokens/month", 1e6), "Mrequest/month": ("M/month", 1e6),
     "USD": ("$", 1.0), "USD/month": ("$/month", 1.0), "USD/hour": ("$/hour", 1 / 3600),
 }
 # Displays kept whatever the value's size: a device-hours figure reads as hours even when it is weeks long.

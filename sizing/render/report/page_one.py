@@ -8,7 +8,6 @@ from ... import alternatives
 from ... import kinds as K
 from ...decide import budget_quantity, pair_of
 from ...evaluate import Pair, Results
-from ...formulas.common import MONTH
 from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label, objective_words, pairs_of, show,
                           value_words, verdict, why, workload_title)
 from ..format import aligned, human
@@ -72,19 +71,20 @@ def plain_title(r: Results, wid: str) -> str:
 def traffic_words(r: Results, wid: str) -> str:
     """' at a peak of 5 requests/s, 2.5 on average': the traffic every cost on page one is for."""
     peak = r.inputs.get(f"workload.{wid}.traffic.peak")
-    average = next((p.values.get("average_rate") for p in r.pairs if p.workload == wid
-                    and isinstance(p.values.get("average_rate"), float)), None)
+    v = next((p.values for p in r.pairs if p.workload == wid and isinstance(p.values.get("average_rate"), float)),
+             {})
+    average, month = v.get("average_rate"), v.get("requests_per_month")
     if peak is None:
         return ""
     said = f" at a peak of {human(peak.value.value, 'request/s')}"
     if average is not None and average != peak.value.value:
-        said += f", {human(average, '')} on average ({volume(average)} requests a month)"
+        said += f", {human(average, '')} on average" + (f" ({volume(month)} requests a month)"
+                                                          if isinstance(month, float) else "")
     return said
 
 
-def volume(per_s: float) -> str:
-    """A rate as a month's count: 3 requests/s -> '7.89 M' (a month of 730.5 hours)."""
-    n = per_s * MONTH.value
+def volume(n: float) -> str:
+    """A month's requests (requests_per_month): 7,889,400 -> '7.89 M'."""
     return f"{n / 1e9:.3g} billion" if n >= 1e9 else f"{n / 1e6:.3g} M" if n >= 1e6 else f"{n:,.0f}"
 
 

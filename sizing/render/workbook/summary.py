@@ -21,7 +21,8 @@ PER_UNIT = {"fleet": ("cost_per_million_tokens", "cost_per_million_requests"),
             "busy_hours": ("busy_hours_cost_per_million_tokens", "busy_hours_cost_per_million_requests"),
             "api": ("api_cost_per_million_tokens",)}
 BASIS = {"busy_hours": "rent on demand", "api": "per token"}
-CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity assumed always to be had",
+CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity assumed always to be had; devices: "
+                        "those the peak needs",
           "api": "the provider's price and stated service level; its capacity is not modelled"}
 SERVING_CHECK = "capital / horizon + operating = monthly"
 RUN_CHECK = "devices × hourly rate × duration = cost"
@@ -115,6 +116,8 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     else:
         put_text(ws, row, 2, BASIS[o.variant])
         put_text(ws, row, 15, CAVEAT[o.variant])
+        if o.variant == "busy_hours":                      # the devices the peak needs (the average is billed)
+            ref(ws, row, 3, b, dec, o, "fleet_devices", "#,##0")
         capital = 0.0
         put(ws, row, 4, "=0", money(), value_of=0)
         operating = ref(ws, row, 5, b, dec, o, MONTHLY[o.variant], money())
@@ -143,17 +146,19 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     return holds
 
 
-def basis(ws: Sheet, row: int, b: Book, dec: Decision, o: Option) -> None:
-    """How a fleet is paid for, in words: own (bought) or rent (all hours)."""
+def basis(ws: Sheet, row: int, b: Book, dec: Decision, o: Option, run: bool = False) -> None:
+    """How a fleet is paid for, in words: own (bought) or rent (all hours; a run's devices for the run)."""
     name, v = value(b, dec, o, "cost_basis")
     if name:
-        put(ws, row, 2, OWN.format(name), value_of=SPELLED.get(v, v))
+        words = {**SPELLED, "rent": "rent (for the run)"} if run else SPELLED
+        template = OWN.replace("rent (all hours)", words["rent"])
+        put(ws, row, 2, template.format(name), value_of=words.get(v, v))
 
 
 def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> bool:
     """One run's money; returns whether it reconciles (devices × hourly rate × duration = cost of the run)."""
     put_text(ws, row, 1, o.label)
-    basis(ws, row, b, dec, o)
+    basis(ws, row, b, dec, o, run=True)
     devices = ref(ws, row, 3, b, dec, o, "devices", "#,##0")
     cost = ref(ws, row, 4, b, dec, o, "cost", money())
     name, v = value(b, dec, o, "duration")
