@@ -112,3 +112,17 @@ def test_no_hint_where_the_objective_is_not_money_or_the_batch_is_a_training_one
     scn, _ = load_scenario_bytes(ONE_DEVICE.replace("objective: monthly_cost", "objective: ttft").encode(), "o.yaml")
     r = evaluate(scn)
     assert "USD" not in r.decision.unit and batch_hints(r, r.decision) == [] and batch_words(r, r.decision) == ""
+
+
+def test_page_one_says_when_another_batch_would_beat_the_recommendation():
+    """The MI300X at its best batch (30) would serve chat-70b-fp8 for less than the recommendation: a signer must
+    not find that only under the options table."""
+    from sizing.narrative.batches import batch_flip
+    r = results_of("chat-70b-fp8")
+    cheapest = min(batch_hints(r, r.decision), key=lambda h: h.value)
+    best = r.decision.best
+    assert batch_flip(r, r.decision) == (
+        f"Instinct MI300X, on demand at batch {cheapest.batch}: ${round(cheapest.value):,}/month, "
+        f"${round(best.value) - round(cheapest.value):,}/month less than this; rank it before signing.")
+    capacity = results_of("capacity-chat-8b")              # none beats its recommendation: nothing said
+    assert batch_hints(capacity, capacity.decision) and batch_flip(capacity, capacity.decision) == ""

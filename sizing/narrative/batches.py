@@ -85,7 +85,8 @@ def batch_words(r: Results, dec: Decision) -> str:
         name = option_words(r, h.option) + (" held all month" if h.option.variant == "fleet" else "")
         if h.now is not None:
             parts.append(f"at batch {h.batch} the {name} would cost {cost} "
-                         f"({shown_gap(h.now, h.value, dec.unit)} less than its best at batch {h.stated})")
+                         f"({shown_gap(h.now, h.value, dec.unit)} less than its best at batch {h.stated}, "
+                         f"{human(h.now, dec.unit)})")
         else:
             parts.append(f"at batch {h.batch} the {name} would meet every requirement, at {cost}")
     first = min(hints, key=lambda h: h.value)
@@ -100,3 +101,17 @@ def batch_words(r: Results, dec: Decision) -> str:
     return (f"The workload runs at batch {first.stated}{also}. {text[0].upper()}{text[1:]}.{verdict} To rank "
             f"one, add it as an alternative of the workload: alternatives: {{b{first.batch}: {{batch: "
             f"{first.batch}}}}}.")
+
+
+def batch_flip(r: Results, dec: Decision) -> str:
+    """Page one's line where another batch would beat the recommendation: 'Instinct MI300X, on demand at batch 30:
+    $3,721/month, $841/month less than this; rank it before signing.' '' otherwise."""
+    from .memo import option_words
+    best = dec.best
+    hints = [h for h in batch_hints(r, dec) if best is not None and best.value is not None and h.value < best.value]
+    if not hints:
+        return ""
+    h = min(hints, key=lambda h: h.value)
+    name = option_words(r, h.option, short=True) + (", held all month" if h.option.variant == "fleet" else "")
+    return (f"{name} at batch {h.batch}: {human(h.value, dec.unit)}, {shown_gap(best.value, h.value, dec.unit)} "
+            "less than this; rank it before signing.")

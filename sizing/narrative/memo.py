@@ -5,6 +5,7 @@ named in words ("the Instinct MI300X hourly price", not "mi300x price")."""
 from __future__ import annotations
 
 import math
+import statistics
 
 from dataclasses import dataclass
 
@@ -380,9 +381,14 @@ def requirements(r: Results, dec: Decision) -> list[str]:
             took = share(v.get("duration"), r.inputs[f"{w}.deadline"].value.value)
             spare = None if took is None or took > 1 else (1 - took) * 100
             said = None if spare is None else f"{spare:.1f} %" if spare < 10 else f"{spare:.0f} %"
+            runs = M.own_runs(r, dec, dec.best) if dec.best else []
+            seen = statistics.median(runs) if runs else None
+            late = (f"; its published {'run' if len(runs) == 1 else 'runs'} ran at {seen:.2f}x the predicted "
+                    f"speed{'' if len(runs) == 1 else ' (median)'}, which would miss it"
+                    if seen is not None and spare is not None and seen < 1 - spare / 100 else "")
             out.append(f"finishes within {text}" + (
                 f" (the recommendation in {human(v['duration'], 's', 'days')}: {said} to spare; on its "
-                f"{count(v['devices'], 'device')} a speed more than {said} below the prediction misses it)"
+                f"{count(v['devices'], 'device')} a speed more than {said} below the prediction misses it{late})"
                 if said and isinstance(v.get("devices"), float) else ""))
     if (peak := given(r, f"{w}.traffic.peak")) is not None:
         p = pair_of(r, dec, dec.best) if dec.best else None

@@ -53,6 +53,7 @@ class Decision:
     confidence: Confidence | None = None      # how sure: the draws of the scenario's uncertain inputs
     traffic: str = ""                 # ' at a peak of 5 requests/s, 2.5 on average': what the costs are for
     batches: str = ""                 # where another batch would cost less (the decision stays at the stated one)
+    batch_flip: str = ""              # page one: another batch would beat the recommendation
 
 
 @dataclass(frozen=True)

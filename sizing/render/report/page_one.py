@@ -12,7 +12,7 @@ from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label
                           value_words, verdict, why, workload_title)
 from ..format import aligned, human
 from ...narrative.memo import action, fallback, margin_words, reason, requirements
-from ...narrative.batches import batch_words
+from ...narrative.batches import batch_flip, batch_words
 from ...narrative.risks import risks
 from . import memo
 from .context import Decision, Table
@@ -56,7 +56,8 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
                     reason(r, dec, constraint), margin_words(r, dec), tuple(requirements(r, dec)),
                     sens.flips if sens else (), sens.more_flips if sens else "", options, options_note,
                     "; ".join(risks(r, dec, best, today)) if best else "", fallback(r, dec), sure,
-                    traffic_words(r, best.workload if best and best.workload else wid), batch_words(r, dec))
+                    traffic_words(r, best.workload if best and best.workload else wid), batch_words(r, dec),
+                    batch_flip(r, dec))
 
 
 def plain_title(r: Results, wid: str) -> str:
