@@ -463,7 +463,7 @@ def test_the_terminal_says_an_on_demand_recommendation_is_a_floor_and_gives_the_
                             "rises: rent 6 × Instinct MI300X by the hour, all month, $8,109/month")
     assert fallback(r, r.decision) in text
     one = action(r, r.decision, r.decision.best)[1]
-    assert one == "3.376 devices on average, 6 devices at the peak (a floor: it assumes devices can be had the " \
+    assert one == "3.376 devices on average, 6 devices at the peak, the quota to ask for (a floor: it assumes devices can be had the " \
                   "moment traffic rises)"
     # page one's average times the price and the month is the cost it shows ('3.38' gave $4,568 against $4,562)
     v = r.pair("chat", "mi300x").values

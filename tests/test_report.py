@@ -114,7 +114,7 @@ def test_first_page_says_what_to_buy_and_why():
     p = r.pair(best.workload or dec.workload, best.device).values
     first = " ".join(text(pdf(path), slice(0, 1)).split())
     assert "RECOMMENDATION Rent Instinct MI300X on demand as traffic needs" in first
-    assert f"{p['busy_hours_devices']:.3f} devices on average, {p['fleet_devices']:.0f} devices at the peak (a floor: " \
+    assert f"{p['busy_hours_devices']:.3f} devices on average, {p['fleet_devices']:.0f} devices at the peak, the quota to ask for (a floor: " \
            f"it assumes devices can be had the moment traffic rises)" in first
     assert f"MONTHLY COST ${best.value:,.0f} a month" in first
     assert "TOTAL OVER 36 MONTHS (NO COMMITMENT)" in first         # on demand: what it comes to, not a contract

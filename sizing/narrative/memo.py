@@ -139,7 +139,7 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
         avg, peak = v.get("busy_hours_devices"), v.get("fleet_devices")
         shown = busy_devices(r, o, v) if isinstance(avg, float) else ""
         how = [f"{shown} device{'' if shown == '1' else 's'} on average" if shown else "",
-               f"{count(peak, 'device')} at the peak" if isinstance(peak, float) else ""]
+               f"{count(peak, 'device')} at the peak, the quota to ask for" if isinstance(peak, float) else ""]
         floor = " (a floor: it assumes devices can be had the moment traffic rises)" if shown else ""
         changed = f" ({alternative_phrase(r, o)})" if o.alternative else ""
         return f"Rent {short_name(r, o.device)}{changed} on demand as traffic needs", \
