@@ -94,12 +94,15 @@ WORDS = {"decode_batch1": "decode at batch 1 (tokens/s per user, ms per token, r
                             "the prediction asks for less than the run used)"}
 
 
+MEMORY = ("training_memory",)          # categories whose ratio is of memory, not of speed
 RECORDS_NOTE = "In the table of every record, the speed ratio"     # where the README's two marked blocks divide
 
 
 def summary_table(first: str, rows: list[Summary], words: dict[str, str] | None = None) -> list[str]:
-    """A summary table's markdown lines, its first column headed `first`."""
-    lines = [f"| {first} | Records | Median predicted / measured speed | Worst | Held out | Held-out median | "
+    """A summary table's markdown lines, its first column headed `first` (the ratio is of speeds, or of memory
+    where a category measures memory)."""
+    what = "speed (memory)" if any(s.category in MEMORY for s in rows) else "speed"
+    lines = [f"| {first} | Records | Median predicted / measured {what} | Worst | Held out | Held-out median | "
              "Held-out worst |", "|---|---:|---:|---:|---:|---:|---:|"]
     return lines + [f"| {(words or {}).get(s.category, s.category)} | {s.records} | {s.median:.2f} | {s.worst:.2f} | "
                     f"{s.held_records} | {s.held_median:.2f} | {s.held_worst:.2f} |" for s in rows]
@@ -109,8 +112,9 @@ def markdown(table: list[Row]) -> str:
     lines = [*summary_table("Category", summary(table), WORDS), "",
              *summary_table("Device family (every category)", by_family(table)),
              "", "In these two tables a speed ratio above 1 means the prediction is faster than measured (for a "
-             "time, shorter); Worst is the ratio furthest from 1 either way; Held out counts the records no "
-             "default was read from.", "",
+             "time, shorter), and for training memory the ratio is predicted / measured memory (above 1: the "
+             "prediction asks for more than the run used); Worst is the ratio furthest from 1 either way; Held out "
+             "counts the records no default was read from.", "",
              f"{RECORDS_NOTE} reads the same way (above 1: the prediction is faster than measured; for a time, "
              "shorter); Measured and Predicted are in the record's unit.", "",
              "| Record | Device | Measured | Predicted | Unit | Predicted / measured speed | Held out |",
