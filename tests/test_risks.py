@@ -110,3 +110,27 @@ def test_a_training_run_near_its_memory_says_the_count_can_be_short():
     lora = r.pair("tune-lora", "mi300x").values
     assert lora["train_memory_required"] / lora["train_memory"] < 0.8
     assert not any("usable memory" in x for x in lines["mi300x lora"])
+
+
+def test_a_field_the_list_already_names_is_not_named_again_from_its_source():
+    """The RTX 4090's interconnect bandwidth is both in its `unverified` list and marked unverified in its source."""
+    text = """\
+sizing: 1
+name: r
+devices:
+  rtx: {from: nvidia-rtx-4090, price: 0.7 USD/hour}
+workloads:
+  chat: {kind: generate, model: llama-3.1-8b, devices: 2, precision: int8,
+         traffic: {peak: 200 request/s, utilisation: 50 %}}
+decision: {objective: monthly_cost}
+"""
+    from sizing.narrative.risks import unverified_notes
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None, problems
+    r = evaluate(scn)
+    assert r.scenario.devices["rtx"].get("field_sources.interconnect.bandwidth").startswith("unverified: ")
+    on_demand = next(o for o in r.decision.options if o.variant == "busy_hours")   # two devices a replica
+    notes = unverified_notes(r, r.decision, on_demand)
+    assert [n.split(":")[0] for n in notes].count("interconnect.bandwidth") == 1
+    assert notes == ["interconnect.bandwidth: 31.5 GB/s is the PCIe Gen4 x16 ceiling; without P2P, NCCL stages "
+                     "through host memory at a lower, unmeasured rate"]                 # the list's words

@@ -131,8 +131,10 @@ def unverified_notes(r: Results, dec: Decision, o: Option) -> list[str]:
     if d is None:
         return []
     notes = [str(v.value) for k, v in d.values.items() if k.startswith("unverified[")]
-    notes += [f"{k.removeprefix(SOURCES)}: {first_clause(str(v.value).removeprefix(UNVERIFIED))}"
-              for k, v in d.values.items() if k.startswith(SOURCES) and str(v.value).startswith(UNVERIFIED)]
+    said = {path for n in notes for path in scoped_paths(n)}           # a field the list names is not named twice
+    notes += [f"{field}: {first_clause(str(v.value).removeprefix(UNVERIFIED))}" for k, v in d.values.items()
+              if k.startswith(SOURCES) and str(v.value).startswith(UNVERIFIED)
+              and (field := k.removeprefix(SOURCES)) not in said]
     scoped = {n: scoped_paths(n) for n in notes}
     keys = sorted({k for paths in scoped.values() for path in paths for k in inputs_under(r, o.device, path)})
     moving = bearing(r, dec, o, keys) if keys else set()
