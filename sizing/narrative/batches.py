@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import alternatives
 from ..evaluate import Results, decide_each
 from ..render.format import human
 from ..results import Decision, Option
 from .common import shown_gap
+from .memo import option_words
 
 # Batches tried: powers of two up to a runtime's usual ceiling.
 CANDIDATES = tuple(2 ** k for k in range(11))
@@ -61,7 +63,6 @@ def batch_hints(r: Results, dec: Decision) -> list[Hint]:
 
 def ranked_batches(r: Results, wid: str) -> set[int]:
     """The batches the workload's alternatives already rank (those that change its batch and nothing else)."""
-    from .. import alternatives
     out = set()
     for w in alternatives.of(r.scenario.workloads, wid):
         given = {k: v for k, v in alternatives.given_by(r.scenario.workloads, w).items() if k != "title"}
@@ -70,13 +71,12 @@ def ranked_batches(r: Results, wid: str) -> set[int]:
     return out
 
 
-def batch_words(r: Results, dec: Decision) -> str:
+def batch_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:
     """'The workload runs at batch 16. At batch 32 the Instinct MI300X rented on demand as traffic needs would cost
     $3,905/month ($657/month less than its best at batch 16); at batch 8 the Gaudi 3 would meet every requirement,
     at $9,345/month. To rank one, add it as an alternative of the workload: alternatives: {b32: {batch: 32}}.'
-    '' when no other batch does better."""
-    from .memo import option_words
-    hints = batch_hints(r, dec)
+    '' when no other batch does better. `hints`: batch_hints' answer where the caller has it (one engine run)."""
+    hints = batch_hints(r, dec) if hints is None else hints
     if not hints:
         return ""
     parts = []
@@ -103,12 +103,12 @@ def batch_words(r: Results, dec: Decision) -> str:
             f"{first.batch}}}}}.")
 
 
-def batch_flip(r: Results, dec: Decision) -> str:
+def batch_flip(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:
     """Page one's line where another batch would beat the recommendation: 'Instinct MI300X, on demand at batch 30:
     $3,721/month, $841/month less than this; rank it before signing.' '' otherwise."""
-    from .memo import option_words
     best = dec.best
-    hints = [h for h in batch_hints(r, dec) if best is not None and best.value is not None and h.value < best.value]
+    hints = [h for h in (batch_hints(r, dec) if hints is None else hints)
+             if best is not None and best.value is not None and h.value < best.value]
     if not hints:
         return ""
     h = min(hints, key=lambda h: h.value)

@@ -240,12 +240,17 @@ def fallback(r: Results, dec: Decision) -> str:
     if own is None:
         return ""
     act, _ = action(r, dec, own)
-    d = F.definition(dec.quantity)
-    unit = d.unit if d else dec.unit
+    unit, _ = objective_unit(dec)
     best = "best" if dec.maximise or "USD" not in unit else "cheapest"
     more = (f"; {shown_gap(own.value, b.value, unit)} more"
             if "USD" in unit and not dec.maximise and b.value is not None and own.value > b.value else "")
     return f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, unit)} (the {best} option {what}{more})."
+
+
+def objective_unit(dec: Decision) -> tuple[str, str | None]:
+    """The unit a decision's objective is computed in and the one it is shown in."""
+    d = F.definition(dec.quantity)
+    return (d.unit, d.display) if d else (dec.unit, None)
 
 
 def margin_words(r: Results, dec: Decision) -> str:
@@ -254,8 +259,7 @@ def margin_words(r: Results, dec: Decision) -> str:
     best, second = dec.best, runner_up(dec)
     if best is None or second is None or best.value is None or second.value is None:
         return "none: no other option meets every requirement." if best else ""
-    d = F.definition(dec.quantity)
-    unit, display = (d.unit, d.display) if d else (dec.unit, None)
+    unit, display = objective_unit(dec)
     lead = margin(dec)
     if human(second.value, unit, display) == human(best.value, unit, display):
         return (f"{option_words(r, second)} at {human(second.value, unit, display)}, the same "
@@ -282,8 +286,7 @@ def behind(dec: Decision, other: Option, called: str, versus: str = "") -> str:
     """How far `other` trails the recommendation, as shown: 'the recommendation costs $1,731/month less (the
     runner-up costs 1.37x as much)', 'the recommendation is 12 tokens/s higher in its ... (1.20x the runner-up's)'."""
     best = dec.best
-    d = F.definition(dec.quantity)
-    unit, display = (d.unit, d.display) if d else (dec.unit, None)
+    unit, display = objective_unit(dec)
     more, less = (best.value, other.value) if dec.maximise else (other.value, best.value)
     money = "USD" in unit
     word = "less" if money else ("higher" if dec.maximise else "lower")
@@ -304,8 +307,7 @@ def elsewhere(r: Results, dec: Decision) -> str:
                  and (o.device != best.device or o.variant == "api")), key=lambda o: o.rank, default=None)
     if other is None:
         return ""
-    d = F.definition(dec.quantity)
-    unit, display = (d.unit, d.display) if d else (dec.unit, None)
+    unit, display = objective_unit(dec)
     where = "the hosted API" if other.variant == "api" else "another device"
     return (f" Best on {where}: {option_words(r, other)} at {human(other.value, unit, display)}; "
             f"{behind(dec, other, 'it', ' as the recommendation')}.")
@@ -391,8 +393,7 @@ def requirements(r: Results, dec: Decision) -> list[str]:
                 f"{count(v['devices'], 'device')} a speed more than {said} below the prediction misses it{late})"
                 if said and isinstance(v.get("devices"), float) else ""))
     if (peak := given(r, f"{w}.traffic.peak")) is not None:
-        p = pair_of(r, dec, dec.best) if dec.best else None
-        spare = role_value(r, p, "redundancy") if p else None
+        spare = role_value(r, best, "redundancy") if best else None
         if dec.best is not None and dec.best.variant == "api":
             out.append(f"serves a peak of {peak} (the provider's capacity, not modelled: {rate_limit(r, w)})")
         else:

@@ -15,7 +15,7 @@ from ..evaluate import Results, decide_each
 from ..language.hardware import DEVICE_FIELDS
 from ..results import Decision, Option
 from .margin import own_runs
-from .memo import count
+from .memo import count, share
 
 DATE = re.compile(r"\b(20\d\d)(?:-(\d\d))?(?:-(\d\d))?\b")
 
@@ -146,8 +146,9 @@ TIGHT = 0.80             # a training run filling this share of its usable memor
 
 
 def filled(v: dict) -> float | None:
-    need, have = v.get("train_memory_required"), v.get("train_memory")
-    return need / have if isinstance(need, float) and isinstance(have, float) and have > 0 and need <= have else None
+    """The share of its usable memory a training run fills, where it fits."""
+    full = share(v.get("train_memory_required"), v.get("train_memory"))
+    return full if full is not None and full <= 1 else None
 
 
 FAMILY = {"gpu": "GPUs", "tpu": "TPUs", "cpu": "CPUs", "accelerator": "accelerators", "npu": "NPUs"}

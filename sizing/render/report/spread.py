@@ -6,7 +6,7 @@ from __future__ import annotations
 from ... import formulas as F
 from ...evaluate import Results
 from ...narrative import confidence as C
-from ...narrative.memo import input_words, option_words
+from ...narrative.memo import input_words, objective_unit, option_words
 from ...results import Decision
 from .. import spread_charts
 from ... import currency
@@ -51,7 +51,7 @@ def options_table(r: Results, dec: Decision) -> tuple[Table, str]:
     objective's percentiles in one format; the options that never qualify named in a note."""
     s = C.spread_for(r, dec)
     d = F.definition(dec.quantity)
-    unit, display = (d.unit, d.display) if d else (dec.unit, None)
+    unit, display = objective_unit(dec)
     some = [o for o in s.options if o.meets_probability > 0]
     values = [v for o in some for v in (o.objective or (None,) * 3)]
     money = unit.startswith("USD")

@@ -32,10 +32,9 @@ SERVING = ["option", "cost basis", "devices", "capital", "operating per month", 
            "fails", "note"]
 RUN = ["option", "cost basis", "devices", "cost of the run (one-off)", "duration (days)", "meets requirements",
        "rank", "hourly rate per device", RUN_CHECK, "fails"]
-OWN = ('=IF({0}="own","own (bought)",IF({0}="rent","rent (all hours)",IF({0}="reserved",'
-       '"reserved (rented all hours, commitment discount)",{0})))')      # the engine's word, spelled out
 SPELLED = {"own": "own (bought)", "rent": "rent (all hours)",
-           "reserved": "reserved (rented all hours, commitment discount)"}
+           "reserved": "reserved (rented all hours, commitment discount)"}     # the engine's word, spelled out
+RUN_SPELLED = {**SPELLED, "rent": "rent (for the run)"}
 
 
 OK, FAILED = "OK", "FAILED: see Checks"
@@ -150,9 +149,17 @@ def basis(ws: Sheet, row: int, b: Book, dec: Decision, o: Option, run: bool = Fa
     """How a fleet is paid for, in words: own (bought) or rent (all hours; a run's devices for the run)."""
     name, v = value(b, dec, o, "cost_basis")
     if name:
-        words = {**SPELLED, "rent": "rent (for the run)"} if run else SPELLED
-        template = OWN.replace("rent (all hours)", words["rent"])
-        put(ws, row, 2, template.format(name), value_of=words.get(v, v))
+        words = RUN_SPELLED if run else SPELLED
+        put(ws, row, 2, spelled(name, words), value_of=words.get(v, v))
+
+
+def spelled(name: str, words: dict[str, str]) -> str:
+    """A formula giving the words for the cell `name` holds, or its own text for any other word: the same words the
+    written value is read from."""
+    out = name
+    for word, text in reversed(words.items()):
+        out = f'IF({name}="{word}","{text}",{out})'
+    return f"={out}"
 
 
 def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> bool:
