@@ -81,6 +81,8 @@ CODES = {
     "missing-input": "a quantity left out, or priced at nothing, for want of an input (no rate at the precision, no "
                      "price, a hosted API without its input price ...)",
     "nothing-swept": "no compared workload has the swept field",
+    "beyond-domain": "devices working together span more than one scale-up domain, but the device has no network "
+                     "figure: collectives between domains are counted at the scale-up rate (a warning)",
     "nothing-compared": "`compare` lists no device: no workload is evaluated",
     "range-unused": "an uncertainty range on an input no compared workload reads (a warning)",
     "range-excludes-value": "an uncertainty range that does not contain the scenario's own value (a warning)",

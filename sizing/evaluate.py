@@ -271,12 +271,28 @@ def warnings(scn: Scenario, pairs: list[Pair], blanks: dict[str, Input]) -> list
             msg = f"{no_rate(w, d) if x.d.id == 'delivered_rate' else x.d.warn} (workload {w.id} on {d.id})"
             out.append(Problem(scn.file, ent.line, ent.col, f"{ent.kind}s.{ent.id}", msg, "warning",
                                code="missing-input"))
+        if (spanned := beyond_domain(w, d, p)) and (d.id, "beyond-domain") not in seen:
+            seen.add((d.id, "beyond-domain"))
+            out.append(Problem(scn.file, d.line, d.col, f"devices.{d.id}", spanned, "warning", code="beyond-domain"))
         if p.values.get("owned_fleet") is True and f"device.{d.id}.costs.electricity" in blanks \
                 and (d.id, UNPOWERED) not in seen:
             seen.add((d.id, UNPOWERED))
             out.append(Problem(scn.file, d.line, d.col, f"devices.{d.id}", f"{UNPOWERED} (workload {w.id})",
                                "warning", code="missing-input"))
     return sorted(out)
+
+
+def beyond_domain(w: Entity, d: Entity, p: Pair) -> str | None:
+    """What to say when the devices of one replica, or of a training run, span more than the device's scale-up domain
+    and it has no network figure to count the collectives between domains at."""
+    n = p.values.get("devices") if p.kind == "train" else w.get("devices")
+    domain = d.get("interconnect.domain")
+    if not isinstance(n, (int, float)) or not domain or n <= domain or d.has("network.bandwidth") \
+            or not d.has("interconnect.bandwidth"):
+        return None
+    return (f"{n:,.0f} devices work together (workload {w.id}), more than one scale-up domain of {domain}, but the "
+            "device has no network figure (network: {bandwidth, latency}): collectives between domains are counted "
+            "at the interconnect's rate, which understates them; give the network the servers are joined by")
 
 
 def no_rate(w, d) -> str:

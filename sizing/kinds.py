@@ -102,8 +102,11 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
          swept=("duration", "state_bytes", "fits"),
          memory=Memory((("training state (with any frozen weights)", "state_bytes"),
                         ("activations (every device's)", "activations_total")), check="fits"),
-         limits=("Training state counts weights, gradients and optimizer moments, sharded evenly over the devices "
-                 "(ZeRO-3 or FSDP); each device keeps the activations of its micro-batch for the backward pass, "
+         limits=("Training state counts weights, gradients and optimizer moments; a run holds it when it fits "
+                 "sharded evenly over the devices (ZeRO-3 or FSDP), and is laid out the cheapest way its memory "
+                 "allows: weights kept whole on each data-parallel way, some layers recomputed to make room for "
+                 "them, or the weights sharded too and gathered for every micro-batch. Each device keeps the "
+                 "activations of its micro-batch for the backward pass, "
                  "counted for flash attention without dropout, with sequence parallelism over the tensor-parallel "
                  "ways and 32-bit logits for the loss (a fused or chunked loss keeps less; an eager PyTorch stack up "
                  "to a quarter more: published peaks ran 0.79-1.20x the count). The pipeline bubble is that of a "

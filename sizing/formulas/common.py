@@ -129,6 +129,13 @@ def all_reduce_parts(q, group, span=None):
     return 2 * (group - 1) * lat, 2 * (group - 1) / group / bw
 
 
+def all_gather_parts(q, group, span=None):
+    """Ring all-gather (or reduce-scatter: the same traffic) over `group` devices, half a ring all-reduce: (g−1) ×
+    latency and (g−1)/g / bandwidth per byte of the whole gathered."""
+    fixed, per_byte = all_reduce_parts(q, group, span)
+    return fixed / 2, per_byte / 2
+
+
 def all_to_all_parts(q, group):
     """All-to-all over `group` devices as (fixed time, time per byte each device sends): (g−1) × latency and
     (g−1)/g / bandwidth."""

@@ -1,16 +1,15 @@
 """Training and fine-tuning: state memory, work, the delivered rate, communication and the pipeline bubble."""
 
-from .common import (ATTENTION_FLOP, COMPUTE_PASSES, FLOP_PER_PARAM_TOKEN, KV_TENSORS, NO_FABRIC, NO_PRICE,
-                     PASS_FLOP_PER_PARAM_TOKEN, RECOMPUTED_PASSES, TOKEN, TRAIN_TP_ALL_REDUCES,
-                     WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, after_reserve, all_reduce, plus, used_parameters, without_fabric)
-from .expr import Const, ceil, constant, first_present, if_given, max_present, maximum, nothing, sum_present, where
+from .common import (ATTENTION_FLOP, COMPUTE_PASSES, FLOP_PER_PARAM_TOKEN, NO_FABRIC, NO_PRICE,
+                     PASS_FLOP_PER_PARAM_TOKEN, RECOMPUTED_PASSES, TOKEN, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN,
+                     after_reserve, plus, used_parameters, without_fabric)
+from .expr import ceil, constant, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
+from .train_layout import (BYTE, bubble_share_at, communication_at, data_parallel_at, gradient_bytes,
+                           gradient_sync_at, kept_per_token, whole_layout_time_at, micro_batches_at, recompute_share_at,
+                           recompute_time_at, shard, sharded_at, weight_bytes, weight_gather_at, whole_replicas)
 
-STORED_HIDDEN = constant("stored_hidden_widths", 6, "", "hidden-wide values a layer keeps per token for the "
-                         "backward pass: both norms' inputs and outputs, the query, the attention output")
-STORED_FFN = constant("stored_ffn_widths", 3, "", "feed-forward-wide values a layer keeps per token and routed "
-                      "expert: the gate, the up projection and their product")
-BYTE = Const(1, "byte")                          # keeps a division by the room finite
+
 LOGIT_BYTES = constant("logit_bytes", 4, "byte", "bytes per logit kept for the loss (32-bit)")
 
 @quantity("train", "trainable_parameters", "", "parameters trained: all (full) or the LoRA share",
@@ -32,20 +31,6 @@ def tr_state(q):
     return sum_present(q.frozen_bytes, q.trainable_parameters * q.state_bytes_per_parameter)
 
 
-# -- activations kept for the backward pass (Korthikanti et al. 2022, with flash attention and no dropout) ------
-def kv_width(q):
-    """Width of a layer's keys (and of its values): kv heads × head dim, the hidden size without grouped heads."""
-    return first_present(q.kv_heads * q.head_dim, q.hidden)
-
-
-def layer_values(q):
-    """Values one layer keeps per token for its backward pass: the two norms' inputs and outputs, the query, the
-    keys and values, the attention output (6 × hidden + 2 × kv width), and the feed-forward's gate, up and their
-    product (3 × its width) in each expert a token is routed to."""
-    routed = first_present(q.experts_per_token, 1)
-    return STORED_HIDDEN * q.hidden + KV_TENSORS * kv_width(q) + STORED_FFN * q.intermediate * routed
-
-
 @quantity("train", "activation_per_sequence", "byte",
           "activations one device keeps for one sequence: sequence × (layers × values per layer, or with recompute "
           "each layer's input and one layer's values) × activation bytes + vocabulary × 4-byte logits, over the "
@@ -55,9 +40,7 @@ def layer_values(q):
           warn="the model has no architecture (layers, hidden, intermediate, vocab): training activations not "
                "counted", warn_on=("layers", "hidden", "kv_heads", "head_dim", "intermediate", "vocab", "sequence"))
 def tr_activation_per_sequence(q):
-    kept = (q.layers * q.hidden + layer_values(q) if q.text("recompute") == "yes"
-            else q.layers * layer_values(q))
-    per_token = kept * q.activation_bytes + q.vocab * LOGIT_BYTES
+    per_token = kept_per_token(q, q.text("recompute") == "yes") * q.activation_bytes + q.vocab * LOGIT_BYTES
     return q.sequence / TOKEN * per_token / q.tensor_given
 
 
@@ -111,45 +94,9 @@ def tr_flops(q):
     return sum_present(linear, attention) * q.tokens
 
 
-def data_parallel_at(q, devices):
-    return first_present(q.data_given, devices / (q.tensor_given * q.pipeline))
-
-
-def gradient_sync_at(q, devices):
-    """Ring all-reduce over the data-parallel ways of the 16-bit gradients of the trained parameters on one
-    tensor × pipeline shard."""
-    grads = q.trainable_parameters * q.activation_bytes / (q.tensor_given * q.pipeline)
-    return all_reduce(q, data_parallel_at(q, devices), grads, span=devices)
-
-
-def communication_at(q, devices, sync):
-    """Per step, what compute does not hide: the gradient all-reduce beyond the backward pass (2/3 of the step's
-    compute) and the tensor-parallel all-reduces (4 per layer of the step's tokens per data-parallel replica)."""
-    backward = 2 * q.flops / (COMPUTE_PASSES * q.train_rate * devices * q.steps)
-    exposed = maximum(0, sync - backward)
-    message = q.batch * q.sequence / data_parallel_at(q, devices) / TOKEN * q.hidden * q.activation_bytes
-    tp = TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
-    return sum_present(exposed, tp)
-
-
-def micro_batches_at(q, devices):
-    """Micro-batches per step (pipeline stages, or gradient accumulation): as given, else one sequence each."""
-    return first_present(q.micro_batches, maximum(1, ceil(q.batch / data_parallel_at(q, devices))))
-
-
-def bubble_share_at(q, devices):
-    return (q.pipeline - 1) / micro_batches_at(q, devices)
-
-
 @quantity("train", "steps", "", "optimizer steps: tokens / (batch × sequence)", label="Optimizer steps")
 def tr_steps(q):
     return q.tokens / (q.batch * q.sequence)
-
-
-def whole_replicas(q, devices):
-    """Devices rounded up to whole model replicas: a multiple of tensor × pipeline."""
-    shard = q.tensor_given * q.pipeline
-    return ceil(devices / shard) * shard
 
 
 @quantity("train", "devices_for_work", "", "devices the work alone needs by the deadline at the training rate, in "
@@ -161,14 +108,12 @@ def tr_devices_for_work(q):
 @quantity("train", "devices_for_deadline", "",
           "fewest devices, in whole replicas, that finish by the deadline: the work at the training rate with the "
           "pipeline bubble, in the deadline less the communication (both estimated at the devices for the work "
-          "alone)", label="Devices for the deadline", count=True)
+          "alone, the communication with the weights kept whole: the training time checks the layout chosen)",
+          label="Devices for the deadline", count=True)
 def tr_devices_for_deadline(q):
     first = q.devices_for_work
     work = q.flops / q.train_rate * (1 + bubble_share_at(q, first))
-    if without_fabric(q) is not None:
-        return whole_replicas(q, work / q.deadline)
-    comm = q.steps * communication_at(q, first, gradient_sync_at(q, first))
-    return whole_replicas(q, work / (q.deadline - comm))
+    return whole_replicas(q, work / (q.deadline - q.steps * whole_layout_time_at(q, first)))
 
 
 @quantity("train", "devices", "", "devices used: as given, else the fewest whole replicas that hold the state and "
@@ -233,33 +178,83 @@ def tr_bubble(q):
     return q.compute_time * (q.pipeline - 1) / q.micro_batches_used
 
 
+@quantity("train", "memory_weights_whole", "byte",
+          "memory one device needs when each data-parallel way keeps its weights and 16-bit gradients whole (ZeRO-1, "
+          "Megatron's distributed optimizer): weights and gradients over tensor × pipeline + the rest of the state "
+          "over the devices used + activations", display="GB", label="Memory per device, weights kept whole")
+def tr_memory_weights_whole(q):
+    whole = weight_bytes(q) + gradient_bytes(q)
+    return whole + maximum(0, q.state_bytes - whole * shard(q)) / q.devices + q.activation_memory
+
+
+@quantity("train", "weights_whole", "", "weights kept whole on each data-parallel way fit the usable memory",
+          label="Weights kept whole per data-parallel way", type="check",
+          compares=("memory_weights_whole", "usable_memory"))
+def tr_weights_whole(q):
+    return q.memory_weights_whole <= q.usable_memory
+
+
+@quantity("train", "recompute_share", "", "share of the layers whose activations are recomputed so that whole "
+          "weights fit (Megatron's recompute of N layers): the memory short / what recomputing every layer frees "
+          "(whole sequences per micro-batch × sequence × (values kept − values kept with recompute) × activation "
+          "bytes / tensor ways); 0 where they fit, above 1 where recomputing cannot make room",
+          display="%", label="Layers recomputed to keep weights whole")
+def tr_recompute_share(q):
+    return recompute_share_at(q, q.devices, q.memory_weights_whole)
+
+
+@quantity("train", "weights_sharded", "", "the weights are sharded too (ZeRO-3, FSDP) and gathered for every "
+          "micro-batch: where whole weights do not fit and recomputing layers cannot make room, or would cost more "
+          "time than the gathers compute does not hide", label="Weights sharded (ZeRO-3, FSDP)", type="check")
+def tr_weights_sharded(q):
+    return sharded_at(q, q.devices, q.recompute_share)
+
+
 @quantity("train", "gradient_sync_time", "s",
-          "per optimizer step: ring all-reduce over the data-parallel ways of the 16-bit gradients of the trained "
-          "parameters on one tensor × pipeline shard", display="s", warn=NO_FABRIC,
-          warn_on=("interconnect_bandwidth",),
-          label="Gradient all-reduce per step")
+          "per optimizer step: where the weights are whole, a ring all-reduce over the data-parallel ways of the "
+          "16-bit gradients of the trained parameters on one tensor × pipeline shard; where they are sharded, a "
+          "reduce-scatter of them for each micro-batch, layer by layer", display="s", warn=NO_FABRIC,
+          warn_on=("interconnect_bandwidth",), label="Gradient reduction per step")
 def tr_gradient_sync(q):
     if (absent := without_fabric(q)) is not None:
         return absent
-    return gradient_sync_at(q, q.devices)
+    return gradient_sync_at(q, q.devices, q.weights_sharded)
+
+
+@quantity("train", "weight_gather_time", "s",
+          "per optimizer step where the weights are sharded: each micro-batch all-gathers every layer's weights of "
+          "the shard twice, for the forward and the backward pass; 0 where they are whole",
+          display="s", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",), label="Weight gathers per step")
+def tr_weight_gather(q):
+    if (absent := without_fabric(q)) is not None:
+        return absent
+    return weight_gather_at(q, q.devices, q.weights_sharded)
+
+
+@quantity("train", "recompute_time", "s", "per optimizer step where whole weights need room: the forward pass "
+          "again for the share of layers recomputed (a forward pass is 1/3 of a step's compute); 0 where sharded",
+          display="s", label="Recompute for room per step")
+def tr_recompute_time(q):
+    return recompute_time_at(q, q.devices, q.weights_sharded, q.recompute_share)
 
 
 @quantity("train", "communication_time", "s",
-          "per optimizer step, what compute does not hide: the gradient all-reduce beyond the backward pass "
-          "(2/3 of the step's compute) it overlaps with, and 4 tensor-parallel all-reduces per layer of the step's "
-          "tokens per data-parallel replica (pipeline sends overlap with compute in a 1F1B schedule; its bubble is "
-          "counted apart)", display="s", label="Communication per step")
+          "per optimizer step, what compute does not hide: the forward pass's weight gathers beyond its compute "
+          "(1/3 of the step's), the backward pass's gathers and the gradient reduction beyond its compute (2/3), "
+          "and 4 tensor-parallel all-reduces per layer of the step's tokens per data-parallel replica (pipeline "
+          "sends overlap with compute in a 1F1B schedule; its bubble is counted apart)", display="s",
+          label="Communication per step")
 def tr_communication(q):
     if (absent := without_fabric(q)) is not None:
         return absent
-    return communication_at(q, q.devices, q.gradient_sync_time)
+    return communication_at(q, q.devices, q.gradient_sync_time, q.weight_gather_time)
 
 
-@quantity("train", "duration", "s", "compute time + bubble + steps × communication per step", display="h",
-          label="Training time")
+@quantity("train", "duration", "s", "compute time + bubble + steps × (communication + recompute for room) per step",
+          display="h", label="Training time")
 def tr_duration(q):
     comm = q.steps * q.communication_time if q.has("communication_time") else NA
-    return plus(q.compute_time, q.bubble_time, comm)
+    return plus(q.compute_time, q.bubble_time, comm, q.steps * q.recompute_time)
 
 
 @quantity("train", "device_hours", "s", "duration × devices", display="device-h", label="Device-hours")
@@ -293,14 +288,13 @@ def tr_devices_that_fit(q):
 
 
 @quantity("train", "duration_that_fits", "s",
-          "the same training on the devices that hold the state: work at the training rate with the bubble + "
-          "steps × communication at that count", display="h", label="Training time on devices that hold the state")
+          "the same training on the devices that hold the state: the training time where they are the devices "
+          "used, else work at the training rate with the bubble + steps × communication at that count (estimated "
+          "with the weights kept whole)", display="h", label="Training time on devices that hold the state")
 def tr_duration_that_fits(q):
     n = q.devices_that_fit
-    time = q.flops / (q.train_rate * n) * (1 + bubble_share_at(q, n))
-    if without_fabric(q) is None:
-        time = time + q.steps * communication_at(q, n, gradient_sync_at(q, n))
-    return time
+    other = q.flops / (q.train_rate * n) * (1 + bubble_share_at(q, n)) + q.steps * whole_layout_time_at(q, n)
+    return where(n <= q.devices, q.duration, other)          # n is at least the devices used
 
 
 @quantity("train", "cost_that_fits", "USD",

@@ -1,0 +1,105 @@
+"""Where a training run's state lives and what that costs per optimizer step: weights kept whole on each
+data-parallel way (gradients all-reduced once a step), room made for them by recomputing some layers, or weights
+sharded too (ZeRO-3, FSDP: gathered twice and gradients reduce-scattered for every micro-batch). Every figure is a
+hand calculation on the round-number device and model of test_train_memory."""
+
+import pytest
+
+from helpers import problems_of
+from test_train_memory import DEVICE, LAYER, MODEL
+
+from sizing.evaluate import evaluate
+from sizing.scenario import load_scenario_bytes
+
+BASE = "kind: train, model: dense, tokens: 1e9, sequence: 2000, batch: 64, precision: bf16"
+RING = 100e9                     # the device's fabric: 100 GB/s, 5 us a hop, 8 devices a domain
+HOP = 5e-6
+WEIGHTS = 10e9 * 2               # 16-bit weights of the dense model, and as many bytes of 16-bit gradients
+FREED = 2000 * (40 * LAYER - (40 * 5000 + LAYER)) * 2     # recomputing every layer of one sequence frees this
+# a step: 64 sequences of 2,000 tokens; 6 FLOP per parameter and token + causal attention (3 passes)
+STEP_FLOP = (6 * 10e9 + 3 * 4 * 40 * 40 * 125 * 2000 / 2) * 64 * 2000
+RATE = 100e12 * 0.5
+
+
+def train(workload: str, device: str = DEVICE) -> dict:
+    text = f"sizing: 1\nname: t\ndevices:\n{device}models:\n{MODEL}workloads:\n  w: {workload}\n"
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None, [str(p) for p in problems]
+    return evaluate(scn).pair("w", "acc").values
+
+
+def test_weights_kept_whole_reduce_the_gradients_once_a_step():
+    p = train("{" + BASE + ", devices: 8}")
+    # 40 GB of weights and gradients on each device, 120 GB of optimizer state over 8, one sequence in flight
+    assert p["memory_weights_whole"] == pytest.approx(2 * WEIGHTS + 120e9 / 8 + p["activation_per_sequence"])
+    assert p["weights_whole"] is True and p["recompute_share"] == 0 and p["weights_sharded"] is False
+    assert p["gradient_sync_time"] == pytest.approx(2 * 7 * HOP + 2 * 7 / 8 * WEIGHTS / RING)
+    assert p["weight_gather_time"] == 0 and p["recompute_time"] == 0
+    # the all-reduce (0.35 s) hides behind the backward pass (2/3 of 20 s of compute a step)
+    assert p["communication_time"] == 0
+
+
+def test_weights_that_do_not_fit_whole_are_sharded_where_the_gathers_hide():
+    p = train("{" + BASE + "}")                       # 3 devices hold the state (test_train_memory)
+    assert p["devices"] == 3 and p["micro_batches_used"] == 22
+    whole = 2 * WEIGHTS + 120e9 / 3 + p["activation_per_sequence"]          # 95.5 GB of the 90 usable
+    assert p["memory_weights_whole"] == pytest.approx(whole) and p["weights_whole"] is False
+    assert p["recompute_share"] == pytest.approx((whole - 90e9) / FREED)    # 41 % of the layers would make room
+    # each micro-batch gathers every layer's weights twice and reduce-scatters its gradients, over 3 ways
+    gather = 40 * 2 * HOP + WEIGHTS * 2 / 3 / RING
+    assert p["weight_gather_time"] == pytest.approx(22 * 2 * gather)         # 5.9 s a step
+    assert p["gradient_sync_time"] == pytest.approx(22 * gather)
+    forward = STEP_FLOP / (3 * RATE * 3)                                     # 17.7 s
+    assert p["weight_gather_time"] / 2 < forward                             # hidden: cheaper than recomputing
+    assert p["weights_sharded"] is True and p["recompute_time"] == 0 and p["communication_time"] == 0
+    assert p["duration"] == pytest.approx(p["compute_time"])
+
+
+def test_on_a_slow_fabric_recomputing_some_layers_is_cheaper_than_gathering():
+    slow = DEVICE.replace("bandwidth: 100 GB/s", "bandwidth: 1 GB/s")
+    p = train("{" + BASE + "}", slow)
+    forward = STEP_FLOP / (3 * RATE * 3)
+    share = p["recompute_share"]
+    assert 0 < share < 1 and p["weights_sharded"] is False and p["weight_gather_time"] == 0
+    assert p["recompute_time"] == pytest.approx(share * forward)             # 41 % of a forward pass: 7.2 s
+    assert p["gradient_sync_time"] == pytest.approx(2 * 2 * HOP + 2 * 2 / 3 * WEIGHTS / 1e9)
+    assert p["gradient_sync_time"] < 2 * forward and p["communication_time"] == 0      # 26.7 s behind 35.5 s
+    assert p["duration"] == pytest.approx(p["compute_time"] + p["steps"] * (p["communication_time"]
+                                                                            + p["recompute_time"]))
+
+
+def test_recomputed_activations_leave_nothing_to_make_room_with():
+    p = train("{" + BASE + ", recompute: true, devices: 2}")
+    assert p["weights_whole"] is False and "recompute_share" not in p
+    assert p["weights_sharded"] is True and p["recompute_time"] == 0 and p["weight_gather_time"] > 0
+
+
+def test_lora_gathers_the_frozen_weights_and_reduces_only_the_adapters():
+    small = DEVICE.replace("memory: 100 GB", "memory: 24 GB")                 # 21.6 GB usable
+    lora = "{kind: train, model: dense, method: lora, trainable: 1 %, tokens: 1e8, sequence: 8000, batch: 8, " \
+           "devices: 4, recompute: true}"
+    p = train(lora, small)
+    adapters = 0.01 * 10e9
+    kept = WEIGHTS + adapters * 2 * 2 + adapters * 12 / 4 + p["activation_per_sequence"]     # 28 GB: too much
+    assert p["memory_weights_whole"] == pytest.approx(kept) and p["fits"] is True
+    assert p["weights_sharded"] is True and p["micro_batches_used"] == 2
+    hops = 40 * 3 * HOP
+    assert p["weight_gather_time"] == pytest.approx(2 * 2 * (hops + (WEIGHTS + adapters * 2) * 3 / 4 / RING))
+    assert p["gradient_sync_time"] == pytest.approx(2 * (hops + adapters * 2 * 3 / 4 / RING))
+    whole = train(lora, DEVICE)                                               # on 90 GB the weights stay whole
+    assert whole["weights_sharded"] is False and whole["weight_gather_time"] == 0
+    assert whole["gradient_sync_time"] == pytest.approx(2 * 3 * HOP + 2 * 3 / 4 * adapters * 2 / RING)
+
+
+def test_a_run_across_domains_without_a_network_figure_is_warned_about():
+    text = (f"sizing: 1\nname: t\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n  w: {{{BASE}, devices: 16}}\n")
+    (line,) = [p for p in problems_of(text) if "scale-up domain" in p]
+    assert line.startswith("s.yaml:4:3: warning: devices.acc: 16 devices work together (workload w), more than one "
+                           "scale-up domain of 8, but the device has no network figure (network: {bandwidth, "
+                           "latency}): collectives between domains are counted at the interconnect's rate")
+    network = "    network: {bandwidth: 50 GB/s, latency: 10 us}\n"
+    networked = DEVICE.replace("    interconnect:", network + "    interconnect:")
+    text = (f"sizing: 1\nname: t\ndevices:\n{networked}models:\n{MODEL}workloads:\n  w: {{{BASE}, devices: 16}}\n")
+    assert not [p for p in problems_of(text) if "scale-up domain" in p]
+    text = (f"sizing: 1\nname: t\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n  w: {{{BASE}, devices: 8}}\n")
+    assert not [p for p in problems_of(text) if "scale-up domain" in p]
