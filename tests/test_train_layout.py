@@ -103,3 +103,10 @@ def test_a_run_across_domains_without_a_network_figure_is_warned_about():
     assert not [p for p in problems_of(text) if "scale-up domain" in p]
     text = (f"sizing: 1\nname: t\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n  w: {{{BASE}, devices: 8}}\n")
     assert not [p for p in problems_of(text) if "scale-up domain" in p]
+
+
+def test_the_deadline_left_and_the_servers_page_one_states_are_workbook_quantities():
+    p = train("{" + BASE + ", deadline: 10 day, devices: 12}")
+    assert p["deadline_spare"] == pytest.approx(1 - p["duration"] / (10 * 86400))
+    assert p["domains_used"] == 12 / 8 and p["whole_domains"] == 2          # 1.5 servers of 8, 2 sold whole
+    assert "deadline_spare" not in train("{" + BASE + ", devices: 12}")

@@ -268,6 +268,24 @@ def tr_meets_deadline(q):
     return q.duration <= q.deadline
 
 
+@quantity("train", "deadline_spare", "", "share of the deadline left over: 1 − training time / deadline (below 0: "
+          "missed)", display="%", label="Deadline to spare")
+def tr_deadline_spare(q):
+    return 1 - q.duration / q.deadline
+
+
+@quantity("train", "domains_used", "", "scale-up domains the devices used fill: devices / devices per domain (a "
+          "server, where the domain is one: 8 GPUs on an HGX board)", label="Scale-up domains (servers) used")
+def tr_domains_used(q):
+    return q.devices / q.interconnect_domain
+
+
+@quantity("train", "whole_domains", "", "scale-up domains to order where they are sold whole: the domains used, "
+          "rounded up", label="Whole scale-up domains (servers)", count=True)
+def tr_whole_domains(q):
+    return ceil(q.devices / q.interconnect_domain)
+
+
 @quantity("train", "meets_targets", "", "every target given is met: the deadline", label="Meets the deadline",
           type="check", requirement=True)
 def tr_meets_targets(q):

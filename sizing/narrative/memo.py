@@ -4,7 +4,6 @@ named in words ("the Instinct MI300X hourly price", not "mi300x price")."""
 
 from __future__ import annotations
 
-import math
 import statistics
 
 from dataclasses import dataclass
@@ -95,15 +94,14 @@ def alternative_phrase(r: Results, o: Option) -> str:
     return ", ".join(parts) if 0 < len(parts) <= 3 else o.alternative
 
 
-def servers(r: Results, o: Option, n: float | None) -> str:
+def servers(r: Results, o: Option, v: dict) -> str:
     """A training run's devices in servers where they do not fill whole ones: '34 devices: 4.25 servers of 8 (its
-    scale-up domain), 5 where sold by the server'."""
-    domain = r.inputs.get(f"device.{o.device}.interconnect.domain")
-    size = domain.value.value if domain is not None else None
-    if not isinstance(n, float) or not isinstance(size, (int, float)) or size <= 1 or n <= size or n % size == 0:
+    scale-up domain), 5 where sold by the server' (the workbook's domains_used and whole_domains)."""
+    n, used, whole = v.get("devices"), v.get("domains_used"), v.get("whole_domains")
+    if not all(isinstance(x, float) for x in (n, used, whole)) or used <= 1 or used == whole:
         return ""
-    return (f"{count(n, 'device')}: {human(n / size, '')} servers of {human(size, '')} (its scale-up domain), "
-            f"{math.ceil(n / size)} where sold by the server")
+    return (f"{count(n, 'device')}: {human(used, '')} servers of {human(n / used, '')} (its scale-up domain), "
+            f"{human(whole, '')} where sold by the server")
 
 
 def beside(r: Results, o: Option, other: Option) -> str:
@@ -150,7 +148,7 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
     replicas = v.get("replicas")
     detail = f"{count(replicas, 'replica')} of {count(n / replicas, 'device')}" \
         if isinstance(replicas, float) and isinstance(n, float) and replicas and n != replicas else \
-        servers(r, o, n) if p is not None and p.kind == "train" else ""
+        servers(r, o, v) if p is not None and p.kind == "train" else ""
     if basis == "own":
         return f"Buy {many}{name}", detail
     if basis in ("rent", "reserved"):
@@ -380,8 +378,8 @@ def requirements(r: Results, dec: Decision) -> list[str]:
             if (text := given(r, f"{w}.{key}")) is not None:
                 out.append(f"{what} at most {text} for 95 % of requests")
         if (text := given(r, f"{w}.deadline", "days")) is not None:
-            took = share(v.get("duration"), r.inputs[f"{w}.deadline"].value.value)
-            spare = None if took is None or took > 1 else (1 - took) * 100
+            left = v.get("deadline_spare")
+            spare = left * 100 if isinstance(left, float) and left >= 0 else None
             said = None if spare is None else f"{spare:.1f} %" if spare < 10 else f"{spare:.0f} %"
             runs = M.own_runs(r, dec, dec.best) if dec.best else []
             seen = statistics.median(runs) if runs else None
