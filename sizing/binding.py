@@ -59,6 +59,12 @@ def blank_key(role: str, d: Entity) -> str:
     return f"device.{d.id}.{F.INPUTS[role].path('device')}"
 
 
+def sold_on_premises(d: Entity) -> bool:
+    """Whether a device can be bought for use on premises: its deployment list names on-prem, or it has none."""
+    listed = [v.value for p, v in d.values.items() if p.startswith("deployment[")]
+    return not listed or "on-prem" in listed
+
+
 class Binder:
     """Collects the inputs of every pair, each entity field once, under stable keys."""
 
@@ -84,6 +90,8 @@ class Binder:
             if ent is None:
                 continue
             for role, path in F.read_from(ent.kind):
+                if role == "purchase" and ent is d and not sold_on_premises(d):
+                    continue                    # owning it is no option: the purchase cell stays blank
                 refs[role] = self.add(role, ent, path.format(p=arith)) or refs.get(role)
         if d is not None:
             refs.update(self.family(d, refs, arith, w.get("kind")))

@@ -80,6 +80,7 @@ CODES = {
     # evaluation
     "missing-input": "a quantity left out, or priced at nothing, for want of an input (no rate at the precision, no "
                      "price, a hosted API without its input price ...)",
+    "not-sold": "a purchase price on a device not sold for use on premises (a warning: owning it is not priced)",
     "nothing-swept": "no compared workload has the swept field",
     "beyond-domain": "devices working together span more than one scale-up domain, but the device has no network "
                      "figure: collectives between domains are counted at the scale-up rate (a warning)",

@@ -86,7 +86,12 @@ def test_the_margin_is_stated_and_a_small_one_called_a_close_call():
         lead = second.value / best.value
         words = margin_words(r, r.decision)
         assert words.startswith(f"H200 SXM 141GB rented on demand as traffic needs at ${second.value:,.0f}/month; the "
-                                f"recommendation costs ") and f"(the runner-up costs {lead:.2f}x as much)." in words
+                                f"recommendation costs ") and f"(the runner-up costs {lead:.2f}x as much)" in words
+        # the recommendation is rented by the hour: the MI300X price up to which it stays the cheaper is today's
+        # price times the factor (a procurement signer worked it out by hand)
+        price = r.inputs["device.mi300x.price"].value.value
+        assert (f"; it stays the cheaper up to {money_text(price * lead * 3600)}/hour a device (today "
+                f"{money_text(price * 3600)}/hour), the rest as assumed." in words)
         # each rented on demand as traffic needs: the replicas the average keeps busy at the device's median speed
         # (one at least) plus the spare, by hand from the engine's figures at the predicted speed
         def at_median(o, speed):
@@ -429,8 +434,8 @@ def test_a_runner_up_on_the_same_device_is_followed_by_the_best_on_another():
     words = margin_words(r, dec)
     assert words.endswith(f" Best on another device: H100 SXM5 80GB (method lora, trainable 1 %) at "
                           f"{money_text(other.value)}; the recommendation costs {money_text(shown[1] - shown[0])} "
-                          f"less (it costs "
-                          f"{other.value / best.value:.2f}x as much as the recommendation).")
+                          f"less (that option costs {other.value / best.value:.2f}x as much); it stays the "
+                          f"cheaper up to $3.16/hour a device (today $1.85/hour), the rest as assumed.")
     assert "so the lead does not rest on it. Best on another device" in words
     # the runner-up, the workload as written, is named by what the recommended alternative changes (a signer could
     # not tell it was the full fine-tune)
@@ -510,3 +515,21 @@ def test_a_training_run_that_does_not_fill_whole_servers_says_how_many_it_takes(
                                            "server")
     tpu = next(o for o in r.decision.options if o.device == "tpu-v5p")
     assert action(r, r.decision, tpu)[1] == ""           # within one TPU pod's domain
+
+
+def test_the_order_line_names_hardware_and_what_runs_on_it_goes_below():
+    """A signer: 'no supplier sells method lora' (the order line read 'Rent 8 × Instinct MI300X (method lora,
+    trainable 1 %) by the hour')."""
+    from sizing.narrative.memo import action
+    r = results_of("finetune-approach")
+    assert action(r, r.decision, r.decision.best) == ("Rent 8 × Instinct MI300X by the hour", "")
+    # the line after it, 'For LoRA adapters (1 % of the parameters trained), ranked by training cost.', names the
+    # alternative by its title; an untitled one is named by what it changes
+    from sizing.narrative.memo import setup
+    assert setup(r, r.decision.best) == ""
+    base = r.scenario.workloads["tune-lora"]
+    title = base.values.pop("title")
+    try:
+        assert setup(r, r.decision.best) == "set up with method lora, trainable 1 %"
+    finally:
+        base.values["title"] = title

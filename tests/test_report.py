@@ -125,7 +125,7 @@ def test_first_page_says_what_to_buy_and_why():
     gap = second.value - best.value
     assert f"Runner-up: H200 SXM 141GB rented on demand as traffic needs at {human(second.value, 'USD/month')}; the " \
            f"recommendation costs {human(gap, 'USD/month')} less (the runner-up costs {second.value / best.value:.2f}x " \
-           f"as much)." in first
+           f"as much); it stays the cheaper up to $2.54/hour a device (today $1.85/hour), the rest as assumed." in first
     assert "Why: Traffic is below its peak most of the month" in first
     assert "Checked against: holds the model and its working memory; time between tokens at most 50 ms for 95 % of " \
            "requests; time to first token at most 1 s for 95 % of requests; serves a peak of 5 requests/s with 1 " \

@@ -64,7 +64,10 @@ WHAT_IFS = (
 
 # Edits the scenario language refuses (an average above the peak), made in the workbook only: the engine's results
 # stay those of the scenario as written.
-EDITS = {"average-above-peak": ("chat-70b-fp8", "workload.chat.traffic.utilisation", 1.5)}
+EDITS = {"average-above-peak": ("chat-70b-fp8", "workload.chat.traffic.utilisation", 1.5),
+         "price-as-text": ("pretrain-deadline", "device.b200.price", "3.75 USD"),
+         "purchase-as-text": ("chat-70b-fp8", "device.h200.costs.purchase", "15000 USD"),
+         "tpu-bought": ("pretrain-deadline", "device.tpu-v5p.costs.purchase", 10000)}
 
 
 @dataclass
@@ -246,6 +249,16 @@ def test_a_failed_requirement_is_a_finding_not_a_failed_model(cases):
     assert got[MASTER] is True
     assert got[REQUIREMENTS_MET] is False
     assert same(got["full.accelerator.fits"], False)
+
+
+def test_a_cost_typed_as_text_fails_the_master_check(cases):
+    """A finance reviewer typed '3.75 USD' over the B200's price: the option went unpriced, the recommendation
+    moved to the H100, and the master check still read OK (text passes 'price > 0' in a spreadsheet). Text typed
+    into a blank cost cell fails it too; the blank cell itself passes."""
+    for name in ("price-as-text", "purchase-as-text", "tpu-bought"):   # a cloud TPU's purchase: not to be typed
+        got = named_values(cases[name].source, cases[name].values)
+        assert got[MASTER] is False, name
+    assert named_values(cases["chat-70b-fp8"].source, cases["chat-70b-fp8"].values)[MASTER] is True
 
 
 def test_live_sweep_grids_follow_the_engine(cases):

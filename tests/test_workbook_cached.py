@@ -89,7 +89,7 @@ def test_a_10000_point_sweep_keeps_its_live_grid_within_the_cell_budget():
 
 # Functions every spreadsheet has had since Excel 2007: none needs XlsxWriter's `_xlfn.` prefix (which the
 # writer therefore does not search for).
-CLASSIC = {"ABS", "AND", "COUNT", "COUNTIF", "EXP", "IF", "IFERROR", "INDEX", "ISERROR", "ISNUMBER", "LN", "MATCH", "N",
+CLASSIC = {"ABS", "AND", "COUNT", "COUNTIF", "EXP", "IF", "IFERROR", "INDEX", "ISBLANK", "ISERROR", "ISNUMBER", "LN", "MATCH", "N",
            "MAX", "MIN", "NOT", "OR", "POISSON", "RANK", "ROUNDDOWN", "ROUNDUP", "SUMPRODUCT", "TRIM", "TRUE"}
 
 

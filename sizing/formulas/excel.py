@@ -94,6 +94,8 @@ def to_excel(e: Expr, name: Names, parent: int = -1, constants: Constants | None
             return f"N({args[0]})<={to_excel(e.args[1].b, name, PRECEDENCE['<='], constants)}"  # a cap >= 0: blank passes
         if e.fn == "unpriced_or":
             return f"OR(NOT(ISNUMBER({args[0]})),{args[1]})"
+        if e.fn == "blank_or":                  # a typed cell: blank passes, text fails, a number meets `cond`
+            return f"OR(ISBLANK({args[0]}),AND(ISNUMBER({args[0]}),{args[1]}))"
         if e.fn == "erlang_b":
             return excel_erlang_b(*args)
         if e.fn == "fleet_search":

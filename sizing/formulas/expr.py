@@ -118,6 +118,7 @@ def erlang_c(servers, load):
     b = erlang_b(servers, load)
     return where(load <= 0, 0, where(servers > load, servers * b / (servers - load * (1 - b)), 1))
 def unpriced_or(x, cond): return call("unpriced_or", x, cond)
+def blank_or(x, cond): return call("blank_or", x, cond)       # a blank cell passes; text typed into it fails
 def given(x): return call("given", x)
 def min_given(a, b): return call("min_given", a, b)
 
@@ -219,7 +220,7 @@ def to_text(e: Expr, parent: int = -1) -> str:
     if isinstance(e, Call):
         names = {"if": "if", "and": "all", "ceil": "ceil", "floor": "floor", "max": "max", "min": "min",
                  "ln": "ln", "exp": "exp", "erlang_b": "erlang_b", "fleet_search": "fleet_search",
-                 "unpriced_or": "unpriced_or", "min_given": "min of those given"}
+                 "unpriced_or": "unpriced_or", "blank_or": "blank or", "min_given": "min of those given"}
         if e.fn == "given":
             return f"{to_text(e.args[0], PRECEDENCE['<'])} given"
         return f"{names[e.fn]}({', '.join(to_text(a) for a in e.args)})"

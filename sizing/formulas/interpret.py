@@ -193,7 +193,7 @@ def _unpriced_or(x, cond):
 
 FUNCS: dict[str, Callable] = {"max": _max, "min": _min, "ceil": _ceil, "floor": _floor, "if": _if, "and": _and,
                               "ln": _ln, "exp": _exp, "erlang_b": _erlang_b, "fleet_search": _fleet_search,
-                              "unpriced_or": _unpriced_or, "given": _given,
+                              "unpriced_or": _unpriced_or, "blank_or": _unpriced_or, "given": _given,
                               "min_given": _min_given}
 def _div(a, b):
     """a / b; dividing by zero gives inf or nan as numpy and the spreadsheet (#DIV/0!) do, never an exception."""

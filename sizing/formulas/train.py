@@ -6,8 +6,9 @@ from .common import (ATTENTION_FLOP, COMPUTE_PASSES, FLOP_PER_PARAM_TOKEN, NO_FA
 from .expr import ceil, constant, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
 from .train_layout import (BYTE, bubble_share_at, communication_at, data_parallel_at, gradient_bytes,
-                           gradient_sync_at, kept_per_token, whole_layout_time_at, micro_batches_at, recompute_share_at,
-                           recompute_time_at, shard, sharded_at, weight_bytes, weight_gather_at, whole_replicas)
+                           gradient_sync_at, deadline_count_at, kept_per_token, micro_batches_at, recompute_share_at,
+                           recompute_time_at, shard, sharded_at, weight_bytes, weight_gather_at, whole_layout_time_at,
+                           whole_replicas)
 
 
 LOGIT_BYTES = constant("logit_bytes", 4, "byte", "bytes per logit kept for the loss (32-bit)")
@@ -105,15 +106,24 @@ def tr_devices_for_work(q):
     return whole_replicas(q, q.flops / (q.train_rate * q.deadline))
 
 
+@quantity("train", "devices_for_deadline_first", "",
+          "first estimate of the devices for the deadline, with the weights kept whole: the work at the training "
+          "rate with the pipeline bubble and the tensor-parallel time over the deadline, or where the gradient "
+          "all-reduce outlasts the backward pass, the forward pass's share of them over the deadline less the "
+          "all-reduces (their times taken at the devices for the work alone); 0 where the all-reduces alone "
+          "outlast the deadline",
+          label="Devices for the deadline, first estimate", count=True)
+def tr_devices_for_deadline_first(q):
+    return deadline_count_at(q, q.devices_for_work)
+
+
 @quantity("train", "devices_for_deadline", "",
-          "fewest devices, in whole replicas, that finish by the deadline: the work at the training rate with the "
-          "pipeline bubble, in the deadline less the communication (both estimated at the devices for the work "
-          "alone, the communication with the weights kept whole: the training time checks the layout chosen)",
-          label="Devices for the deadline", count=True)
+          "fewest devices, in whole replicas, that finish by the deadline: the first estimate, or the same sum with "
+          "the bubble and the collectives' times taken again at its devices where that asks for more; 0 where no "
+          "count can (the training time checks the layout chosen)", label="Devices for the deadline", count=True)
 def tr_devices_for_deadline(q):
-    first = q.devices_for_work
-    work = q.flops / q.train_rate * (1 + bubble_share_at(q, first))
-    return whole_replicas(q, work / (q.deadline - q.steps * whole_layout_time_at(q, first)))
+    first = q.devices_for_deadline_first
+    return where(first > 0, maximum(first, deadline_count_at(q, maximum(first, shard(q)))), 0)
 
 
 @quantity("train", "devices", "", "devices used: as given, else the fewest whole replicas that hold the state and "
@@ -149,7 +159,7 @@ def tr_memory(q):
 
 
 @quantity("train", "fits", "", "state, sharded evenly over the devices used, and each device's activations ≤ their "
-          "usable memory", label="Fits in memory (sharded)", type="check",
+          "usable memory", label="Fits in memory (state spread over the devices)", type="check",
           compares=("train_memory_required", "train_memory"), requirement=True)
 def tr_fits(q):
     return q.train_memory_required <= q.train_memory
@@ -232,9 +242,11 @@ def tr_weight_gather(q):
 
 
 @quantity("train", "recompute_time", "s", "per optimizer step where whole weights need room: the forward pass "
-          "again for the share of layers recomputed (a forward pass is 1/3 of a step's compute); 0 where sharded",
-          display="s", label="Recompute for room per step")
+          "again for the share of layers recomputed (a forward pass is 1/3 of a step's compute); 0 where sharded; "
+          "none where every layer is recomputed already", display="s", label="Recompute for room per step")
 def tr_recompute_time(q):
+    if q.text("recompute") == "yes":
+        return NA
     return recompute_time_at(q, q.devices, q.weights_sharded, q.recompute_share)
 
 
@@ -243,7 +255,7 @@ def tr_recompute_time(q):
           "(1/3 of the step's), the backward pass's gathers and the gradient reduction beyond its compute (2/3), "
           "and 4 tensor-parallel all-reduces per layer of the step's tokens per data-parallel replica (pipeline "
           "sends overlap with compute in a 1F1B schedule; its bubble is counted apart)", display="s",
-          label="Communication per step")
+          label="Communication per step not hidden by compute")
 def tr_communication(q):
     if (absent := without_fabric(q)) is not None:
         return absent

@@ -83,10 +83,6 @@ def memory_whole_at(q, devices):
     return whole + rest / devices + activation_memory_at(q, devices)
 
 
-def weights_whole_at(q, devices):
-    return memory_whole_at(q, devices) <= q.usable_memory
-
-
 def sequences_in_flight_at(q, devices):
     """Whole sequences per micro-batch: batch / (data-parallel ways × micro-batches), rounded up."""
     return ceil(q.batch / (data_parallel_at(q, devices) * micro_batches_at(q, devices)))
@@ -162,23 +158,39 @@ def weight_gather_at(q, devices, sharded):
 
 def recompute_time_at(q, devices, sharded, share=None):
     """Per step, the forward passes of the layers recomputed to make room for whole weights (none where sharded)."""
-    if q.text("recompute") == "yes":
-        return Const(0, "s")
     share = recompute_share_at(q, devices) if share is None else share
     return first_present(where(known(sharded), Const(0, "s"), share * forward_time_at(q, devices)), Const(0, "s"))
 
 
+def tensor_parallel_at(q, devices):
+    """Per step, the tensor-parallel all-reduces: 4 per layer of the step's tokens per data-parallel replica."""
+    message = q.batch * q.sequence / data_parallel_at(q, devices) / TOKEN * q.hidden * q.activation_bytes
+    return TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
+
+
 def communication_at(q, devices, sync, gather):
     """Per step, what compute does not hide of the gradient reduction and weight gathers, and the tensor-parallel
-    all-reduces (4 per layer of the step's tokens per data-parallel replica)."""
-    message = q.batch * q.sequence / data_parallel_at(q, devices) / TOKEN * q.hidden * q.activation_bytes
-    tp = TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
-    return sum_present(exposed(forward_time_at(q, devices), sync, gather), tp)
+    all-reduces."""
+    return sum_present(exposed(forward_time_at(q, devices), sync, gather), tensor_parallel_at(q, devices))
+
+
+def deadline_count_at(q, n):
+    """Fewest whole replicas that finish by the deadline, in closed form with the weights kept whole: the time on
+    d devices is the work W / d with the bubble share b, plus per step the tensor-parallel time (shrinking as 1 / d,
+    T device-seconds in all) and the gradient all-reduce A where the backward pass (2/3 of a step's compute) does
+    not hide it, so the larger of (W(1 + b) + T) / d and (W(1/3 + b) + T) / d + steps × A; each ≤ the deadline
+    gives d. A, b and T are taken at `n` devices; 0 where steps × A alone outlasts the deadline (no count can)."""
+    work, bubble = q.flops / q.train_rate, bubble_share_at(q, n)
+    if without_fabric(q) is not None:
+        return whole_replicas(q, work * (1 + bubble) / q.deadline)
+    tp = q.steps * tensor_parallel_at(q, n) * n
+    room = q.deadline - q.steps * reduce_once_at(q, n)
+    need = maximum((work * (1 + bubble) + tp) / q.deadline, (work * (1 / COMPUTE_PASSES + bubble) + tp) / room)
+    return where(room > 0, whole_replicas(q, need), 0)
 
 
 def whole_layout_time_at(q, devices):
-    """Communication per step at `devices` with the weights kept whole (the estimate a device count is chosen
-    with; none counted without a fabric)."""
+    """Communication per step at `devices` with the weights kept whole (none counted without a fabric)."""
     if without_fabric(q) is not None:
         return Const(0, "s")
     return communication_at(q, devices, reduce_once_at(q, devices), Const(0, "s"))

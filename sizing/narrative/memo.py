@@ -80,6 +80,14 @@ def option_words(r: Results, o: Option, short: bool = False) -> str:
     return name
 
 
+def setup(r: Results, o: Option) -> str:
+    """What runs on an alternative's hardware, for the line under the order: nothing where the alternative has a
+    title (page one's next line names it: 'For LoRA adapters ...'), else what it changes ('set up with batch
+    32')."""
+    w = r.scenario.workloads.get(o.workload)
+    return "" if w is None or w.get("title") else f"set up with {alternative_phrase(r, o)}"
+
+
 def alternative_phrase(r: Results, o: Option) -> str:
     """What an option's alternative changes, as page one names it: 'batch 32', 'precision fp8, 2 devices' (the
     devices of the option's own device only); its id where it changes more than three things."""
@@ -149,6 +157,9 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
     detail = f"{count(replicas, 'replica')} of {count(n / replicas, 'device')}" \
         if isinstance(replicas, float) and isinstance(n, float) and replicas and n != replicas else \
         servers(r, o, v) if p is not None and p.kind == "train" else ""
+    if o.alternative:                   # the hardware line names hardware; what runs on it goes below
+        name = short_name(r, o.device)
+        detail = "; ".join(x for x in (setup(r, o), detail) if x)
     if basis == "own":
         return f"Buy {many}{name}", detail
     if basis in ("rent", "reserved"):
@@ -263,7 +274,8 @@ def margin_words(r: Results, dec: Decision) -> str:
         return (f"{option_words(r, second)} at {human(second.value, unit, display)}, the same "
                 f"{objective_words(dec)}: a tie (ranked in the order the options are listed); choose between them "
                 "on what these figures leave out." + (elsewhere(r, dec) if best.device == second.device else ""))
-    out = f"{beside(r, second, best)} at {human(second.value, unit, display)}; {behind(dec, second, 'the runner-up')}."
+    out = (f"{beside(r, second, best)} at {human(second.value, unit, display)}; {behind(dec, second, 'the runner-up')}"
+           f"{break_even(r, dec, second)}.")
     got = median_costs(r, dec)
     out += at_medians(r, dec, got)
     shifted = lead_at(dec, got)
@@ -308,7 +320,24 @@ def elsewhere(r: Results, dec: Decision) -> str:
     unit, display = objective_unit(dec)
     where = "the hosted API" if other.variant == "api" else "another device"
     return (f" Best on {where}: {option_words(r, other)} at {human(other.value, unit, display)}; "
-            f"{behind(dec, other, 'it', ' as the recommendation')}.")
+            f"{behind(dec, other, 'that option')}{break_even(r, dec, other)}.")
+
+
+def break_even(r: Results, dec: Decision, other: Option) -> str:
+    """The hourly price up to which the recommendation stays ahead of `other` on another device, where its cost is
+    its hourly price times what it uses (rented, with or without a commitment discount) and `other`'s is not:
+    '; it stays the cheaper up to $3.16/hour a device (today $1.85/hour)'."""
+    best = dec.best
+    price = r.inputs.get(f"device.{best.device}.price")
+    p = pair_of(r, dec, best)
+    apart = other.device != best.device or other.variant == "api"
+    if dec.maximise or not apart or price is None or p is None or p.values.get("cost_basis") not in ("rent",
+            "reserved") or not best.value or other.value is None or other.value <= best.value \
+            or "USD" not in objective_unit(dec)[0]:
+        return ""
+    today = price.value.value
+    return (f"; it stays the cheaper up to {human(today * other.value / best.value, 'USD/s', 'USD/hour')} a device "
+            f"(today {human(today, 'USD/s', 'USD/hour')}), the rest as assumed")
 
 
 # The decisive reason, by the dominant constraint the engine found (narrative.why's tag).

@@ -72,6 +72,9 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
     if p is not None and p.kind == "train" and (full := filled(p.values)) is not None and full >= TIGHT:
         out.append(f"fills {full * 100:.0f} % of its usable memory (an eager training stack keeps up to a quarter "
                    "more activations than counted: see the method)")
+    if detail and p is not None and p.kind == "train":
+        out.append("data loading, checkpoints, failures and restarts are not counted: book time and money beyond "
+                   "the run's")
     if own and f"device.{o.device}.costs.electricity" not in r.inputs:
         out.append("no running cost given")
     elif own and f"device.{o.device}.costs.hosting" not in r.inputs:

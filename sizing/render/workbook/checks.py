@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from ... import formulas as F
+from ...binding import sold_on_premises
 from ...formulas.expr import FLEET_SEARCH, FLEET_SEARCH_C, all_of
 
 from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, Sheet, header, put, put_text, rule_check,
@@ -48,8 +49,13 @@ def sanity_checks(b: Book) -> list[tuple[str, str, F.Expr]]:
             ref = F.Ref(inp.key, inp.role)
             for cond in rule_check(rule_of(inp), ref):
                 text = f"input within its range: {F.to_text(cond)}"
-                if inp.key in b.r.blanks:           # a blank cost cell passes until a value is typed in
-                    text, cond = f"{text}, or blank", F.unpriced_or(F.Ref(inp.key + TYPED, inp.role), cond)
+                if inp.key in b.r.blanks and inp.role == "purchase" and not sold_on_premises(inp.entity):
+                    text, cond = ("blank: the device is not sold for use on premises (its deployment)",
+                                  F.blank_or(F.Ref(inp.key + TYPED, inp.role), F.Const(False)))
+                elif inp.key in b.r.blanks:         # a blank cost cell passes until a number is typed in
+                    text, cond = f"{text}, or blank", F.blank_or(F.Ref(inp.key + TYPED, inp.role), cond)
+                else:                               # text typed over a number ("3.75 USD") fails, not passes
+                    text, cond = f"{text}, a number", F.all_of(F.given(ref), cond)
                 out.append((text, f"{inp.entity.kind} {inp.entity.id}: {inp.path}", cond))
     for p in b.r.pairs:
         q = {x.d.id: F.Ref(x.key, x.d.id) for x in p.present()}
