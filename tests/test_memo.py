@@ -510,9 +510,14 @@ def test_a_training_run_that_does_not_fill_whole_servers_says_how_many_it_takes(
     r = results_of("pretrain-deadline")
     best = r.decision.best
     assert r.pair("pretrain", best.device).values["devices"] == 30
+    v = r.pair("pretrain", best.device).values
+    assert v["whole_domain_devices"] == 32 and v["duration_whole_domains"] < v["duration"]
+    # on every device of the 4 servers the device-hours, so the cost, hardly move (a signer worked it out by hand)
+    assert v["cost_whole_domains"] == pytest.approx(v["cost"], rel=1e-3)
     assert action(r, r.decision, best) == ("Rent 30 × B200 SXM 180GB by the hour",
                                            "30 devices: 3.75 servers of 8 (its scale-up domain), 4 where sold by the "
-                                           "server")
+                                           f"server; on all 32 the run takes {v['duration_whole_domains'] / 86400:.4g} "
+                                           f"days and costs ${v['cost_whole_domains']:,.0f}")
     tpu = next(o for o in r.decision.options if o.device == "tpu-v5p")
     assert action(r, r.decision, tpu)[1] == ""           # within one TPU pod's domain
 

@@ -5,10 +5,10 @@ from .common import (ATTENTION_FLOP, COMPUTE_PASSES, FLOP_PER_PARAM_TOKEN, NO_FA
                      after_reserve, plus, used_parameters, without_fabric)
 from .expr import ceil, constant, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
-from .train_layout import (BYTE, bubble_share_at, communication_at, data_parallel_at, gradient_bytes,
-                           gradient_sync_at, deadline_count_at, kept_per_token, micro_batches_at, recompute_share_at,
-                           recompute_time_at, shard, sharded_at, weight_bytes, weight_gather_at, whole_layout_time_at,
-                           whole_replicas)
+from .train_layout import (BYTE, bubble_share_at, communication_at, data_parallel_at, deadline_count, gradient_bytes,
+                           gradient_sync_at, kept_per_token, micro_batches_at, overhead_for_deadline,
+                           recompute_share_at, recompute_time_at, reduce_for_deadline, shard, sharded_at, weight_bytes,
+                           weight_gather_at, whole_layout_time_at, whole_replicas)
 
 
 LOGIT_BYTES = constant("logit_bytes", 4, "byte", "bytes per logit kept for the loss (32-bit)")
@@ -106,24 +106,50 @@ def tr_devices_for_work(q):
     return whole_replicas(q, q.flops / (q.train_rate * q.deadline))
 
 
+@quantity("train", "reduce_for_work", "s", "gradient all-reduce per step at the devices for the work alone, the "
+          "weights kept whole (what a deadline's device count is first estimated with)", display="s",
+          label="All-reduce per step at the devices for the work")
+def tr_reduce_for_work(q):
+    return reduce_for_deadline(q, q.devices_for_work)
+
+
+@quantity("train", "overhead_for_work", "s", "device-time besides the work at the devices for the work alone: the "
+          "work × the pipeline bubble's share + steps × tensor-parallel time × devices", display="device-h",
+          label="Bubble and tensor-parallel device-time at the devices for the work")
+def tr_overhead_for_work(q):
+    return overhead_for_deadline(q, q.devices_for_work)
+
+
 @quantity("train", "devices_for_deadline_first", "",
-          "first estimate of the devices for the deadline, with the weights kept whole: the work at the training "
-          "rate with the pipeline bubble and the tensor-parallel time over the deadline, or where the gradient "
-          "all-reduce outlasts the backward pass, the forward pass's share of them over the deadline less the "
-          "all-reduces (their times taken at the devices for the work alone); 0 where the all-reduces alone "
-          "outlast the deadline",
-          label="Devices for the deadline, first estimate", count=True)
+          "first estimate of the devices for the deadline, the weights kept whole: (work W at the training rate + "
+          "the other device-time O) / deadline, or where the all-reduce A outlasts the backward pass (2/3 of a "
+          "step's compute), (W / 3 + O) / (deadline − steps × A), in whole replicas; A and O at the devices for the "
+          "work alone; 0 where steps × A alone outlasts the deadline", label="Devices for the deadline, first estimate",
+          count=True)
 def tr_devices_for_deadline_first(q):
-    return deadline_count_at(q, q.devices_for_work)
+    return deadline_count(q, q.reduce_for_work, q.overhead_for_work)
+
+
+@quantity("train", "reduce_for_first", "s", "gradient all-reduce per step at the first estimate's devices, the "
+          "weights kept whole", display="s", label="All-reduce per step at the first estimate")
+def tr_reduce_for_first(q):
+    return reduce_for_deadline(q, maximum(q.devices_for_deadline_first, shard(q)))
+
+
+@quantity("train", "overhead_for_first", "s", "device-time besides the work at the first estimate's devices: the "
+          "work × the pipeline bubble's share + steps × tensor-parallel time × devices", display="device-h",
+          label="Bubble and tensor-parallel device-time at the first estimate")
+def tr_overhead_for_first(q):
+    return overhead_for_deadline(q, maximum(q.devices_for_deadline_first, shard(q)))
 
 
 @quantity("train", "devices_for_deadline", "",
           "fewest devices, in whole replicas, that finish by the deadline: the first estimate, or the same sum with "
-          "the bubble and the collectives' times taken again at its devices where that asks for more; 0 where no "
-          "count can (the training time checks the layout chosen)", label="Devices for the deadline", count=True)
+          "the all-reduce and the other device-time taken at its devices where that asks for more; 0 where no count "
+          "can (the training time checks the layout chosen)", label="Devices for the deadline", count=True)
 def tr_devices_for_deadline(q):
     first = q.devices_for_deadline_first
-    return where(first > 0, maximum(first, deadline_count_at(q, maximum(first, shard(q)))), 0)
+    return where(first > 0, maximum(first, deadline_count(q, q.reduce_for_first, q.overhead_for_first)), 0)
 
 
 @quantity("train", "devices", "", "devices used: as given, else the fewest whole replicas that hold the state and "
@@ -322,9 +348,14 @@ def tr_devices_that_fit(q):
           "used, else work at the training rate with the bubble + steps × communication at that count (estimated "
           "with the weights kept whole)", display="h", label="Training time on devices that hold the state")
 def tr_duration_that_fits(q):
-    n = q.devices_that_fit
+    return duration_at(q, q.devices_that_fit)
+
+
+def duration_at(q, n):
+    """The training time on `n` devices, at least the devices used: the training time where they are the same, else
+    the work at the training rate with the bubble + steps × communication at that count, the weights kept whole."""
     other = q.flops / (q.train_rate * n) * (1 + bubble_share_at(q, n)) + q.steps * whole_layout_time_at(q, n)
-    return where(n <= q.devices, q.duration, other)          # n is at least the devices used
+    return where(n <= q.devices, q.duration, other)
 
 
 @quantity("train", "cost_that_fits", "USD",
@@ -333,3 +364,24 @@ def tr_duration_that_fits(q):
           label="Training cost on devices that hold the state")
 def tr_cost_that_fits(q):
     return if_given(q.duration_that_fits * q.devices_that_fit * q.hourly_rate, q.hourly_rate)
+
+
+@quantity("train", "whole_domain_devices", "", "devices in whole scale-up domains (servers): whole domains × devices "
+          "per domain", label="Devices in whole servers", count=True)
+def tr_whole_domain_devices(q):
+    return q.whole_domains * q.interconnect_domain
+
+
+@quantity("train", "duration_whole_domains", "s", "the same training on every device of the whole servers it "
+          "needs: the training time where it fills them, else work at the training rate with the bubble + steps × "
+          "communication at that count (estimated with the weights kept whole)", display="h",
+          label="Training time on whole servers")
+def tr_duration_whole_domains(q):
+    return duration_at(q, q.whole_domain_devices)
+
+
+@quantity("train", "cost_whole_domains", "USD", "the same training on whole servers: its training time × their "
+          "devices × hourly rate used, where the state fits", display="USD", label="Training cost on whole servers")
+def tr_cost_whole_domains(q):
+    return where(q.fits, if_given(q.duration_whole_domains * q.whole_domain_devices * q.hourly_rate, q.hourly_rate),
+                 nothing())

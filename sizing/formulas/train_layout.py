@@ -174,18 +174,25 @@ def communication_at(q, devices, sync, gather):
     return sum_present(exposed(forward_time_at(q, devices), sync, gather), tensor_parallel_at(q, devices))
 
 
-def deadline_count_at(q, n):
-    """Fewest whole replicas that finish by the deadline, in closed form with the weights kept whole: the time on
-    d devices is the work W / d with the bubble share b, plus per step the tensor-parallel time (shrinking as 1 / d,
-    T device-seconds in all) and the gradient all-reduce A where the backward pass (2/3 of a step's compute) does
-    not hide it, so the larger of (W(1 + b) + T) / d and (W(1/3 + b) + T) / d + steps × A; each ≤ the deadline
-    gives d. A, b and T are taken at `n` devices; 0 where steps × A alone outlasts the deadline (no count can)."""
-    work, bubble = q.flops / q.train_rate, bubble_share_at(q, n)
-    if without_fabric(q) is not None:
-        return whole_replicas(q, work * (1 + bubble) / q.deadline)
-    tp = q.steps * tensor_parallel_at(q, n) * n
-    room = q.deadline - q.steps * reduce_once_at(q, n)
-    need = maximum((work * (1 + bubble) + tp) / q.deadline, (work * (1 / COMPUTE_PASSES + bubble) + tp) / room)
+def reduce_for_deadline(q, n):
+    """The gradient all-reduce per step at `n` devices, weights kept whole (none counted without a fabric)."""
+    return Const(0, "s") if without_fabric(q) is not None else reduce_once_at(q, n)
+
+
+def overhead_for_deadline(q, n):
+    """Device-time besides the work at `n` devices: the work × the bubble share + steps × the tensor-parallel time ×
+    devices (it shrinks as 1 / devices, so this product stays put)."""
+    bubble = q.flops / q.train_rate * bubble_share_at(q, n)
+    return bubble if without_fabric(q) is not None else bubble + q.steps * tensor_parallel_at(q, n) * n
+
+
+def deadline_count(q, reduce, overhead):
+    """Fewest whole replicas that finish by the deadline, in closed form with the weights kept whole: on d devices
+    the time is (W + O) / d, or where the all-reduce A outlasts the backward pass (2/3 of a step's compute),
+    (W / 3 + O) / d + steps × A, W the work at the training rate and O the other device-time; each ≤ the deadline
+    gives d. 0 where steps × A alone outlasts the deadline (no count can)."""
+    work, room = q.flops / q.train_rate, q.deadline - q.steps * reduce
+    need = maximum((work + overhead) / q.deadline, (work / COMPUTE_PASSES + overhead) / room)
     return where(room > 0, whole_replicas(q, need), 0)
 
 

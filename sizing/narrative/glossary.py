@@ -11,9 +11,12 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "the value 95 % of requests stay within; 5 % take longer"),
     ("amortisation (capital written off)", r"amortis\w*|written off|write-off",
      "spreading a purchase price evenly over the months it is used (the horizon) to give a monthly cost"),
+    ("activations", r"activations?",
+     "the intermediate values of a training step's forward pass, kept for its backward pass: memory beside the "
+     "training state"),
     ("batch", r"batch(es)?",
      "the requests (sequences) a device processes together in one step; larger batches raise throughput and "
-     "the time each user waits between tokens"),
+     "the time each user waits between tokens (in training: the sequences of one optimizer step)"),
     ("bandwidth", r"bandwidth",
      "how many bytes per second memory or a link can move (GB/s, TB/s)"),
     ("BF16, FP16, FP8, FP4, INT8, INT4", r"bf16|fp16|fp8|fp4|int8|int4|fp32",
@@ -58,7 +61,28 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "an option sizing adds where the model does not fit the devices given: the fewest devices that hold it "
      "together (a power of two)"),
     ("latency", r"latency|latencies",
-     "the time from a request's arrival to its answer"),
+     "the time from a request's arrival to its answer; of a link, the fixed time a message takes besides its bytes"),
+    ("device-hours", r"device-hours?",
+     "devices × hours: what a rented run is billed on, whatever the number of devices"),
+    ("gradient", r"gradients?",
+     "how each trained weight should change, computed in a step's backward pass; the devices add theirs up "
+     "(all-reduce) every step"),
+    ("micro-batch", r"micro-batch\w*",
+     "the slice of an optimizer step's sequences a device processes at once; a step runs several"),
+    ("optimizer step", r"optimi[sz]er steps?",
+     "one update of the weights, after the sequences of one batch"),
+    ("recompute (activation checkpointing)", r"recomput\w*",
+     "keeping fewer activations and computing them again in the backward pass: less memory for more arithmetic "
+     "(a third more where every layer is recomputed)"),
+    ("scale-up domain (server)", r"scale-up domains?",
+     "the devices joined by the fast interconnect, typically one server of 8 GPUs; beyond it they talk over the "
+     "slower network"),
+    ("sharded weights (ZeRO-3, FSDP)", r"zero-3|fsdp|weights sharded",
+     "the weights split over the devices too, each gathering the rest for every micro-batch: less memory on each "
+     "device, more traffic between them"),
+    ("training state", r"training state",
+     "what a training run keeps for each trained weight: the weight, its gradient and the optimizer's figures (16 "
+     "bytes a weight with Adam in mixed precision)"),
     ("latency floor", r"latency floor|layer overhead|per-layer",
      "a fixed time per model layer and step (kernel launches, synchronisation) that no faster hardware removes"),
     ("LoRA", r"lora",
@@ -66,7 +90,7 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     ("memory-bound", r"memory-bound",
      "limited by how fast the device reads memory, not by its arithmetic: memory bandwidth decides speed"),
     ("memory reserve", r"memory reserve|reserve",
-     "the share of device memory the serving software keeps for itself and cannot give to the model"),
+     "the share of device memory the software (serving or training) keeps for itself and cannot give to the model"),
     ("mixture of experts (MoE)", r"mixture[- ]of[- ]experts|\bmoe\b|experts?",
      "a model whose layers have several expert networks of which each token uses a few: all must be held in "
      "memory, few are computed"),
@@ -83,7 +107,8 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "the waiting model: requests arrive at random and wait when every replica is busy; Erlang C gives the "
      "chance of waiting"),
     ("replica", r"replicas?",
-     "one complete copy of the model on its own devices, serving requests independently"),
+     "one complete copy of the model on its own devices, serving requests independently (in training, one "
+     "data-parallel way)"),
     ("ridge point", r"ridge point",
      "the intensity at which a device's arithmetic and memory limits meet"),
     ("roofline", r"roofline",

@@ -20,7 +20,7 @@ from ..results import Decision, Option
 from .common import device_name, objective_words, role_value, shown_gap
 from . import margin as M
 from .margin import KIND_RUNS, at_medians, is_close, kind_of, lead_at, margin, median_costs, runner_up
-from .money import busy_devices, committed, plural
+from .money import busy_devices, committed, money_text, plural
 
 # Inputs as a reader names them (the role's description where none is given here).
 WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficiency": "compute efficiency",
@@ -108,8 +108,12 @@ def servers(r: Results, o: Option, v: dict) -> str:
     n, used, whole = v.get("devices"), v.get("domains_used"), v.get("whole_domains")
     if not all(isinstance(x, float) for x in (n, used, whole)) or used <= 1 or used == whole:
         return ""
-    return (f"{count(n, 'device')}: {human(used, '')} servers of {human(n / used, '')} (its scale-up domain), "
+    line = (f"{count(n, 'device')}: {human(used, '')} servers of {human(n / used, '')} (its scale-up domain), "
             f"{human(whole, '')} where sold by the server")
+    took, cost, m = v.get("duration_whole_domains"), v.get("cost_whole_domains"), v.get("whole_domain_devices")
+    if isinstance(took, float) and isinstance(cost, float) and isinstance(m, float):
+        line += f"; on all {human(m, '')} the run takes {human(took, 's', 'days')} and costs {money_text(cost)}"
+    return line
 
 
 def beside(r: Results, o: Option, other: Option) -> str:
