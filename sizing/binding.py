@@ -92,6 +92,8 @@ class Binder:
             for role, path in F.read_from(ent.kind):
                 if role == "purchase" and ent is d and not sold_on_premises(d):
                     continue                    # owning it is no option: the purchase cell stays blank
+                if role == "trainable" and ent is w and w.get("method") != "lora":
+                    continue                    # the LoRA share: no input of a full training run
                 refs[role] = self.add(role, ent, path.format(p=arith)) or refs.get(role)
         if d is not None:
             refs.update(self.family(d, refs, arith, w.get("kind")))

@@ -83,7 +83,7 @@ def test_the_reason_says_what_a_recommended_alternative_changes(results):
     assert d.best.alternative, "the recommendation is expected to be an alternative here"
     _, reasons = why(results, d)
     given = {"fp8": "precision fp8", "tp8": "devices 8"}[d.best.alternative]
-    assert f"Alternative {d.best.alternative} of chat sets {given}; the rest is as chat." in reasons[0]
+    assert f" changes workload chat: {given}; everything else is the same." in reasons[0]
 
 
 def test_alternatives_are_checked_like_the_workload():

@@ -117,7 +117,7 @@ def test_the_margin_is_stated_and_a_small_one_called_a_close_call():
     assert "$2,764/month and $3,287/month: the lead shrinks to 1.19x." in margin_words(moe, moe.decision)
     wide = results("pretrain-deadline")
     words = margin_words(wide, wide.decision)
-    assert "NVIDIA B200 SXM 180GB (HGX B200) as predicted (too few runs)" in words and "close call" not in words
+    assert "NVIDIA B200 SXM 180GB (HGX B200) as predicted (1 published run: too few for a median)" in words and "close call" not in words
 
 
 def test_risks_come_from_data():

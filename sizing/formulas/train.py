@@ -52,7 +52,7 @@ def tr_usable(q):
 
 
 @quantity("train", "one_device_required", "byte", "training state + activations of one sequence",
-          display="GB", label="Memory on one device")
+          display="GB", label="Memory the run needs on one device")
 def tr_one_device_required(q):
     return sum_present(q.state_bytes, q.activation_per_sequence)
 

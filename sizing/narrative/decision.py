@@ -94,8 +94,11 @@ def alternative_words(r: Results, o: Option) -> str:
         return ""
     given = alternatives.given_by(r.scenario.workloads, w)
     parts = [f"{path} {v.text}" for path, v in given.items() if path != "title"]
-    return (f"Alternative {o.alternative} of {w.alternative_of} sets {', '.join(parts)}; the rest is as "
-            f"{w.alternative_of}." if parts else "")
+    base = r.scenario.workloads.get(w.alternative_of)
+    name = w.get("title") or f"Option {o.alternative}"
+    of = (base.get("title") if base is not None else None) or f"workload {w.alternative_of}"
+    return f"{name} changes {of[0].lower() + of[1:] if of.split()[0][1:].islower() else of}: " \
+           f"{', '.join(parts)}; everything else is the same." if parts else ""
 
 
 def value_words(r: Results, dec: Decision, o: Option) -> str:

@@ -58,6 +58,11 @@ def own_runs(r: Results, dec: Decision, o: Option) -> list[float]:
     return device_runs(KIND_RUNS.get(kind_of(pair_of(r, dec, o)), ())).get(catalog_id(d), [])
 
 
+def few_runs(n: int) -> str:
+    """Why a device is taken as predicted: 'no published run', '1 published run: too few for a median'."""
+    return "no published run" if n == 0 else f"{n} published run{'' if n == 1 else 's'}: too few for a median"
+
+
 def median_costs(r: Results, dec: Decision) -> tuple[dict, dict] | None:
     """For the recommendation and the runner-up, priced in money: the median measured / predicted speed of each
     device's published runs (MEDIAN_RUNS or more) and each option's cost with its device at that speed (the engine
@@ -139,7 +144,7 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
         else:
             said.append("the hosted API at its price" if o.variant == "api" else
                         f"{device_name(r, o.device)} as measured" if o.measured_by else
-                        f"{device_name(r, o.device)} as predicted (too few runs)")
+                        f"{device_name(r, o.device)} as predicted ({few_runs(len(own_runs(r, dec, o)))})")
     lead = lead_at(dec, got)
     if lead is None:
         return (f" At the median speeds of the devices' published runs ({'; '.join(said)}) neither would meet "

@@ -110,7 +110,9 @@ def held_range(r: Results, dec, moves: list[tuple[str, list[Outcome]]], fmt) -> 
     low, high = min(held), max(held)
     if fmt(low[0]) == fmt(high[0]):
         return ""
-    return (f"Where it holds, its {objective_words(dec)} runs from {fmt(low[0])} (with "
+    always = all(o.device == best for _, out in moves for o in out if o.moved)
+    return (f"{'Across these moves' if always else 'Where it holds'}, its {objective_words(dec)} runs from "
+            f"{fmt(low[0])} (with "
             f"{moved_words(r, low[1], low[2])}) to {fmt(high[0])} (with {moved_words(r, high[1], high[2])}).")
 
 

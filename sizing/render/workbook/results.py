@@ -125,7 +125,7 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
                               f'+COUNTIF({before},{c}{row + 5})-1,{unranked(b, o, f"{c}{row + 4}")})', value_of=None)
         b.option_cells.setdefault(name, []).append((o, f"Results!{c}{row + 4}", f"Results!{c}{row + 6}",
                                                      f"Results!{c}{row + 7}"))
-        failed = " ".join(f"{x.quantity} ({x.workload})" for x in cs if not b.value(x.expr))
+        failed = " ".join(f"{failure(b, x)} ({x.workload})" for x in cs if not b.value(x.expr))
         put(ws, row + 7, col, fails_text(b, cs), value_of=failed)
     places = ranks(shown_values, dec.maximise)      # known once every column is: the rank cells' values
     for k, place in enumerate(places):
@@ -192,8 +192,20 @@ def why_unranked(b: Book, o: Option, meets: bool) -> str:
     return "" if not meets else UNFIGURED if offered else UNPRICED
 
 
+# What a failed requirement is called in a `fails` cell (the id where none is given here).
+FAILURES = {"fits": "does not fit", "meets_targets": "misses a target", "demand_consistent": "demand inconsistent",
+            "feasible_fleet": "no feasible fleet"}
+
+
+def failure(b: Book, x) -> str:
+    """A failed requirement in words: a training run's target is its deadline."""
+    if x.quantity == "meets_targets" and any(p.workload == x.workload and p.kind == "train" for p in b.r.pairs):
+        return "misses the deadline"
+    return FAILURES.get(x.quantity, x.quantity)
+
+
 def fails_text(b: Book, cs: list) -> str | None:
-    """A live list of the requirements failed (ids and slugs only: no user text inside a formula)."""
-    terms = [f'IF({F.to_excel(x.expr, lambda ref: b.names[ref.key])},"","{x.quantity} ({x.workload}) ")'
+    """A live list of the requirements failed (fixed words and slugs only: no user text inside a formula)."""
+    terms = [f'IF({F.to_excel(x.expr, lambda ref: b.names[ref.key])},"","{failure(b, x)} ({x.workload}) ")'
              for x in cs]
     return f"=TRIM({'&'.join(terms)})" if terms else None

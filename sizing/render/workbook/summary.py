@@ -171,7 +171,7 @@ def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, 
     name, v = value(b, dec, o, "duration")
     day, hour = PER[86400], PER[3600]
     if name:
-        put(ws, row, 5, f"={name}/{b.constant(day)}", "#,##0.0", value_of=v / day.value if v is not None else None)
+        put(ws, row, 5, f"={name}/{b.constant(day)}", "#,##0.000", value_of=v / day.value if v is not None else None)
     put(ws, row, 6, f"={meets}", value_of=b.cell_value(meets))
     put(ws, row, 7, f"={rank}", value_of=b.cell_value(rank))
     rate_name, rate = value(b, dec, o, "hourly_rate")
