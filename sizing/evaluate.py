@@ -341,6 +341,12 @@ def decide_with(results: Results, env: dict[str, Any], which: int = 0) -> Decisi
 
 def decide_each(r: Results, changes: list[tuple[str, float]], which: int = 0) -> list[Decision | None]:
     """The engine's decision (number `which`) with each (input, value) applied alone, in one vectorised run."""
+    return [d for d, _ in decide_each_with(r, changes, which)]
+
+
+def decide_each_with(r: Results, changes: list[tuple[str, float]], which: int = 0,
+                     keys: tuple[str, ...] = ()) -> list[tuple[Decision | None, dict[str, Any]]]:
+    """decide_each, with the values of the cells `keys` (quantities' keys) in each run beside its decision."""
     n = len(changes)
     env: dict[str, Any] = r.input_values()
     follow = followers(r)
@@ -350,5 +356,8 @@ def decide_each(r: Results, changes: list[tuple[str, float]], which: int = 0) ->
                 env[k] = np.full(n, env[k], dtype=float)
             env[k][j] = v
     run(r.pairs, env)
-    return [decide_with(r, {k: v[j] if isinstance(v, np.ndarray) and v.shape == (n,) else v
-                            for k, v in env.items()}, which) for j in range(n)]
+    out = []
+    for j in range(n):
+        one = {k: v[j] if isinstance(v, np.ndarray) and v.shape == (n,) else v for k, v in env.items()}
+        out.append((decide_with(r, one, which), {k: scalar(one[k]) for k in keys if k in one}))
+    return out

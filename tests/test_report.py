@@ -151,7 +151,7 @@ def test_first_page_names_the_fleet_to_buy_and_its_capital():
     assert p["fleet_purchase"] == p["fleet_devices"] * 30000
 
 
-def tables_headed(path: Path, first: str, pages: slice = slice(0, 4)) -> tuple[list, list]:
+def tables_headed(path: Path, first: str, pages: slice = slice(0, 6)) -> tuple[list, list]:
     """The table whose header's second cell is `first`, its rows gathered over the pages it runs across."""
     with pdfplumber.open(io.BytesIO(pdf(path))) as doc:
         tables = [[[" ".join((c or "").split()) for c in row] for row in t]

@@ -62,7 +62,7 @@ decision: {objective: monthly_cost}
     int8 = lines("int8")
     # the fleet held for the peak of 20 requests/s (prefill of 2,000-token prompts) moves with the INT8 rate; on
     # demand, the one replica a live service keeps serves the average whatever the rate
-    assert "1 figure unverified (compute.int8: INT8 dense from computed tables)" in int8["l40s"]
+    assert "1 unverified figure bears on it (compute.int8: INT8 dense from computed tables)" in int8["l40s"]
     assert "INT8" not in int8["l40s busy hours"]
 
 
@@ -85,8 +85,9 @@ def test_a_field_whose_source_is_marked_unverified_is_a_note_too():
     lora = next(o for o in r.decision.options if o.id == "mi300x lora")
     line = "; ".join(risks(r, r.decision, lora, TODAY))
     assert "interconnect.latency: the NVLink per-step figure applied" in line       # its source's first clause
-    assert "2 figures unverified (interconnect.bandwidth: per-link Infinity Fabric rate from analyst sources; " \
-           "interconnect.latency: the NVLink per-step figure applied)" in line
+    # the bandwidth's source is the AMD white paper, read per direction and supported by a measurement: inferred,
+    # not unverified (a signer found 'analyst sources' on page one and the white paper in the inputs table)
+    assert "1 unverified figure bears on it (interconnect.latency: the NVLink per-step figure applied)" in line
     # the catalog has no MI300X training run: its speed is the GPUs' default (a signer asked what 'family' meant)
     assert line.endswith("no published run: speed estimated from other GPUs' runs; data loading, checkpoints, "
                          "failures and restarts are not counted: book time and money beyond the run's")

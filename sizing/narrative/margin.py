@@ -157,7 +157,10 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
                f"the lead stays {lead:.2f}x" if f"{lead:.2f}" == f"{margin(dec):.2f}" else
                f"the lead {'shrinks' if lead < margin(dec) else 'grows'} to {lead:.2f}x")
     train = kind_of(pair_of(r, dec, best)) == "train"
-    needs = "the time that speed takes" if train else "the replicas that speed needs"
+    wid = best.workload or dec.workload
+    sized = f"workload.{wid}.deadline" in r.inputs and f"workload.{wid}.devices" not in r.inputs
+    needs = ("the devices that speed needs to finish by the deadline and the time it takes" if train and sized else
+             "the time that speed takes" if train else "the replicas that speed needs")
     return (f" At the median speeds of the devices' published runs ({'; '.join(said)}), with {needs}, they would "
             f"cost {costs}: {verdict}.")
 

@@ -62,7 +62,8 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
         unverified = unverified_notes(r, dec, o)
         if unverified:
             named = f" ({'; '.join(unverified)})" if detail else ""
-            out.append(f"{count(len(unverified), 'figure')} unverified{named}")
+            out.append(f"{count(len(unverified), 'unverified figure')} {'bears' if len(unverified) == 1 else 'bear'} "
+                       f"on it{named}")
         runs = own_runs(r, dec, o)
         if runs:
             out.append(run_words(runs, detail))

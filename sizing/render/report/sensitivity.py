@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ... import formulas as F
-from ...evaluate import Results, decide_each
+from ...decide import pair_of
+from ...evaluate import Results, decide_each_with
 from ...narrative import objective_words, pairs_of, used_keys
 from ...narrative.memo import changes as in_words, input_words, moved_words, option_words
 from .. import charts
@@ -45,6 +46,7 @@ class Outcome:
     value: float | None
     to: float | None = None          # the input's moved value
     words: str | None = None         # the option recommended, as a sentence names it
+    devices: float | None = None     # a training run's devices there (a deadline's count moves with the inputs)
 
 
 def sensitivity(r: Results, which: int) -> Sensitivity | None:
@@ -58,7 +60,8 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
     fmt = lambda v: human(v, d.unit, d.display) if v is not None else "n/a"   # noqa: E731
     keys = assumptions(r, wid)
     changes = [(k, v) for k in keys for f in SENSITIVITY if (v := nudged(r, k, f)) is not None]
-    decisions = iter(decide_each(r, changes, which))
+    counts = device_keys(r, dec)
+    decisions = iter(decide_each_with(r, changes, which, tuple(counts.values())))
     moves = []
     for key in keys:
         out = []
@@ -66,10 +69,12 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
             if nudged(r, key, f) is None:
                 out.append(Outcome(False, best, base))
                 continue
-            alt = next(decisions)
+            alt, cells = next(decisions)
             chosen = alt.best if alt else None
+            n = cells.get(counts.get(chosen.id)) if chosen else None
             out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None,
-                               nudged(r, key, f), option_words(r, chosen) if chosen else None))
+                               nudged(r, key, f), option_words(r, chosen) if chosen else None,
+                               n if isinstance(n, float) else None))
         moves.append((key, out))
     changed = lambda o: o.moved and (o.device != best or fmt(o.value) != fmt(base))   # noqa: E731
     shown = [m for m in moves if any(changed(o) for o in m[1])]
@@ -90,7 +95,7 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
                       charts.tornado(f"Sensitivity of the {objective_words(dec)}", base, swings, d.unit,
                                      "assumption −25 %", "assumption +25 %"))
     rows = tuple((input_label(r, key), separated(r.inputs[key].value.text),
-                  *(x for o in out for x in ((o.device or "none qualifies", fmt(o.value)) if o.moved
+                  *(x for o in out for x in ((o.device or "none qualifies", fmt(o.value) + on_devices(o, table=True)) if o.moved
                                              else ("(already 100 %)", ""))))
                  for key, out in shown)
     head = ("Assumption", "As given", "−25 %: recommended", "headline", "+25 %: recommended", "headline")
@@ -99,11 +104,30 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
                        held_range(r, dec, moves, fmt))
 
 
+def device_keys(r: Results, dec) -> dict[str, str]:
+    """Option id -> the key of its training run's device count (training decisions only)."""
+    out = {}
+    for o in dec.options:
+        p = pair_of(r, dec, o)
+        if p is not None and p.kind == "train":
+            out.update({o.id: x.key for x in p.present() if x.d.id == "devices"})
+    return out
+
+
+def on_devices(o: Outcome, table: bool = False) -> str:
+    """', on 40 devices' (in a table ' (40 devices)') where the outcome is a training run's: its count moves with
+    the inputs (a signer ordering devices asked how many each case takes)."""
+    if o.devices is None:
+        return ""
+    n = f"{o.devices:,.0f} device{'' if o.devices == 1 else 's'}"
+    return f" ({n})" if table else f", on {n}"
+
+
 def held_range(r: Results, dec, moves: list[tuple[str, list[Outcome]]], fmt) -> str:
     """Where the recommendation holds, how far its headline moves: 'Where it holds, its monthly cost runs from
     $9,981/month (the H100 SXM5 80GB purchase price 25 % lower) to $12,757/month (the peak traffic 25 % higher).'"""
     best = dec.best.label
-    held = [(o.value, key, o.to) for key, out in moves for o in out
+    held = [(o.value, key, o.to, on_devices(o)) for key, out in moves for o in out
             if o.moved and o.device == best and isinstance(o.value, float)]
     if not held:
         return ""
@@ -113,7 +137,8 @@ def held_range(r: Results, dec, moves: list[tuple[str, list[Outcome]]], fmt) -> 
     always = all(o.device == best for _, out in moves for o in out if o.moved)
     return (f"{'Across these moves' if always else 'Where it holds'}, its {objective_words(dec)} runs from "
             f"{fmt(low[0])} (with "
-            f"{moved_words(r, low[1], low[2])}) to {fmt(high[0])} (with {moved_words(r, high[1], high[2])}).")
+            f"{moved_words(r, low[1], low[2])}{low[3]}) to {fmt(high[0])} (with "
+            f"{moved_words(r, high[1], high[2])}{high[3]}).")
 
 
 def swing(base: float, outcome: list[Outcome]) -> float:
