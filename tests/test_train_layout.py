@@ -28,6 +28,15 @@ def train(workload: str, device: str = DEVICE) -> dict:
     return evaluate(scn).pair("w", "acc").values
 
 
+def test_the_tensor_parallel_all_reduces_are_a_row_of_their_own():
+    """A signer could not reconcile 'communication not hidden' with the rows above it: the tensor-parallel
+    all-reduces had none. 4 per layer of the step's 128,000 tokens × 5,000 × 2 bytes over 2 ways of 4 replicas."""
+    p = train("{" + BASE + ", devices: 8, parallel: {tensor: 2}}")
+    message = 64 * 2000 / 4 * 5000 * 2
+    assert p["tensor_parallel_time"] == pytest.approx(4 * 40 * (2 * HOP + message / RING))
+    assert p["communication_time"] == pytest.approx(p["tensor_parallel_time"])      # the all-reduce hides
+
+
 def test_weights_kept_whole_reduce_the_gradients_once_a_step():
     p = train("{" + BASE + ", devices: 8}")
     # 40 GB of weights and gradients on each device, 120 GB of optimizer state over 8, one sequence in flight
@@ -146,3 +155,27 @@ def test_a_purchase_price_on_a_device_not_sold_for_use_on_premises_prices_nothin
     scn, _ = load_scenario_bytes(text.encode(), "s.yaml")
     v = run(scn).pair("w", "tpu").values
     assert v.get("own_rate") is None and v["cost_basis"] == "rent" and v["hourly_rate"] == pytest.approx(4.2 / 3600)
+
+
+def test_a_sequence_whose_activations_outgrow_a_device_says_what_would_help():
+    """A new user's full fine-tune of Llama 3.1 70B at 4,096 tokens without recompute: 'none qualifies' with no
+    reason; the hint offered `devices: {h100: 0}`."""
+    from sizing.evaluate import evaluate as run
+    from sizing.narrative.decision import why
+    from sizing.render.table import render
+    text = ("sizing: 1\nname: t\ndevices:\n  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}\nworkloads:\n"
+            "  tune: {kind: train, model: llama-3.1-70b, precision: bf16, tokens: 1e9, sequence: 4096, "
+            "deadline: 5 day}\ndecision: {objective: cost, require: [fits_memory, meets_targets]}\n")
+    scn, _ = load_scenario_bytes(text.encode(), "s.yaml")
+    r = run(scn)
+    v = r.pair("tune", "h100").values
+    assert v["activation_per_sequence"] > v["usable_memory"]
+    assert v["devices_to_fit"] == 0 and v["devices"] >= 1 and v["fits"] is False
+    assert v.get("duration_that_fits") is None and v.get("cost_that_fits") is None and v.get("cost") is None
+    assert "one sequence's activations outgrow a device: set recompute: true, or parallel.tensor" in render(r, None)
+    tag, reasons = why(r, r.decision)
+    assert reasons[0].startswith("No option compared can fit in memory and meet the deadline;")   # not 'latency'
+    from sizing.narrative.findings import train_fit
+    assert train_fit(r.pair("tune", "h100")) == (
+        f"does not fit on any number of devices: one sequence's activations ({v['activation_per_sequence'] / 1e9:.4g}"
+        " GB) outgrow a device (recompute or tensor parallelism would help)")

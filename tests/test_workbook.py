@@ -41,7 +41,18 @@ class WhatIf:
 
 
 # Scenarios beside the shipped ones whose workbooks are recalculated too: an alternative sharded to fit
-EXTRA = {"alternative-fit": FIT_FP8}
+# A new user's full fine-tune of a 70B model without recompute: one 4,096-token sequence's activations outgrow an
+# H100, so no device count holds it (the workbook showed #VALUE! in a dozen cells and failed its master check).
+OUTGROWN = """\
+sizing: 1
+name: outgrown
+devices:
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}
+workloads:
+  tune: {kind: train, model: llama-3.1-70b, precision: bf16, tokens: 1e9, sequence: 4096, deadline: 5 day}
+decision: {objective: cost, require: [fits_memory, meets_targets]}
+"""
+EXTRA = {"alternative-fit": FIT_FP8, "sequence-outgrows": OUTGROWN}
 BOOKS = [p.stem for p in SCENARIOS] + list(EXTRA)
 
 WHAT_IFS = (

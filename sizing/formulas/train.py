@@ -5,10 +5,10 @@ from .common import (ATTENTION_FLOP, COMPUTE_PASSES, FLOP_PER_PARAM_TOKEN, NO_FA
                      after_reserve, plus, used_parameters, without_fabric)
 from .expr import ceil, constant, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
-from .train_layout import (BYTE, bubble_share_at, communication_at, data_parallel_at, deadline_count, gradient_bytes,
-                           gradient_sync_at, kept_per_token, micro_batches_at, overhead_for_deadline,
-                           recompute_share_at, recompute_time_at, reduce_for_deadline, shard, sharded_at, weight_bytes,
-                           weight_gather_at, whole_layout_time_at, whole_replicas)
+from .train_layout import (BYTE, communication_at, data_parallel_at, deadline_count, gradient_bytes, gradient_sync_at,
+                           kept_per_token, micro_batches_at, overhead_for_deadline, recompute_share_at,
+                           recompute_time_at, reduce_for_deadline, shard, sharded_at, tensor_parallel_at, weight_bytes,
+                           weight_gather_at, whole_replicas)
 
 
 LOGIT_BYTES = constant("logit_bytes", 4, "byte", "bytes per logit kept for the loss (32-bit)")
@@ -64,11 +64,12 @@ def tr_fits_one_device(q):
 
 
 @quantity("train", "devices_to_fit", "", "devices needed when the state is sharded beside one sequence's "
-          "activations on each: state / (usable memory − activations per sequence); none when a sequence's "
-          "activations alone outgrow a device", label="Devices to fit", count=True)
+          "activations on each: state / (usable memory − activations per sequence); 0 when a sequence's "
+          "activations alone outgrow a device (no count holds it: recompute or tensor parallelism would)",
+          label="Devices to fit", count=True)
 def tr_devices_to_fit(q):
     room = first_present(q.usable_memory - q.activation_per_sequence, q.usable_memory)
-    return where(room > 0, ceil(q.state_bytes / maximum(room, BYTE)), nothing())
+    return where(room > 0, ceil(q.state_bytes / maximum(room, BYTE)), 0)
 
 
 @quantity("train", "train_rate", "FLOP/s",
@@ -153,9 +154,10 @@ def tr_devices_for_deadline(q):
 
 
 @quantity("train", "devices", "", "devices used: as given, else the fewest whole replicas that hold the state and "
-          "meet any deadline", label="Devices used", count=True)
+          "meet any deadline (one replica at least)", label="Devices used", count=True)
 def tr_devices(q):
-    return first_present(q.train_devices, max_present(whole_replicas(q, q.devices_to_fit), q.devices_for_deadline))
+    fewest = max_present(whole_replicas(q, q.devices_to_fit), q.devices_for_deadline, shard(q))   # one replica at least
+    return first_present(q.train_devices, fewest)
 
 
 @quantity("train", "activation_memory", "byte", "activations one device keeps: whole sequences per micro-batch "
@@ -276,16 +278,25 @@ def tr_recompute_time(q):
     return recompute_time_at(q, q.devices, q.weights_sharded, q.recompute_share)
 
 
+@quantity("train", "tensor_parallel_time", "s", "per optimizer step, the tensor-parallel all-reduces: 4 per layer "
+          "of the step's tokens per data-parallel replica, each a ring over the tensor-parallel ways (counted in "
+          "full: the next layer waits for them)", display="s", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",),
+          label="Tensor-parallel all-reduces per step")
+def tr_tensor_parallel_time(q):
+    if (absent := without_fabric(q)) is not None:
+        return absent
+    return tensor_parallel_at(q, q.devices)
+
+
 @quantity("train", "communication_time", "s",
           "per optimizer step, what compute does not hide: the forward pass's weight gathers beyond its compute "
           "(1/3 of the step's), the backward pass's gathers and the gradient reduction beyond its compute (2/3), "
-          "and 4 tensor-parallel all-reduces per layer of the step's tokens per data-parallel replica (pipeline "
-          "sends overlap with compute in a 1F1B schedule; its bubble is counted apart)", display="s",
-          label="Communication per step not hidden by compute")
+          "and the tensor-parallel all-reduces (pipeline sends overlap with compute in a 1F1B schedule; its bubble "
+          "is counted apart)", display="s", label="Communication per step not hidden by compute")
 def tr_communication(q):
     if (absent := without_fabric(q)) is not None:
         return absent
-    return communication_at(q, q.devices, q.gradient_sync_time, q.weight_gather_time)
+    return communication_at(q, q.devices, q.gradient_sync_time, q.weight_gather_time, q.tensor_parallel_time)
 
 
 @quantity("train", "duration", "s", "compute time + bubble + steps × (communication + recompute for room) per step",
@@ -313,15 +324,16 @@ def tr_deadline_spare(q):
 
 
 @quantity("train", "domains_used", "", "scale-up domains the devices used fill: devices / devices per domain (a "
-          "server, where the domain is one: 8 GPUs on an HGX board)", label="Scale-up domains (servers) used")
+          "server, where the domain is one: 8 GPUs on an HGX board); none for fewer devices than a domain (a TPU "
+          "pod's thousands of chips are not a server)", label="Scale-up domains (servers) used")
 def tr_domains_used(q):
-    return q.devices / q.interconnect_domain
+    return where(q.devices >= q.interconnect_domain, q.devices / q.interconnect_domain, nothing())
 
 
 @quantity("train", "whole_domains", "", "scale-up domains to order where they are sold whole: the domains used, "
           "rounded up", label="Whole scale-up domains (servers)", count=True)
 def tr_whole_domains(q):
-    return ceil(q.devices / q.interconnect_domain)
+    return where(q.devices >= q.interconnect_domain, ceil(q.devices / q.interconnect_domain), nothing())
 
 
 @quantity("train", "meets_targets", "", "every target given is met: the deadline", label="Meets the deadline",
@@ -335,53 +347,3 @@ def tr_meets_targets(q):
           label="Training cost")
 def tr_cost(q):
     return where(q.fits, if_given(q.duration * q.devices * q.hourly_rate, q.hourly_rate), nothing())
-
-
-@quantity("train", "devices_that_fit", "", "the fewest whole replicas that hold the state, and at least the devices "
-          "used", label="Devices that hold the state", count=True)
-def tr_devices_that_fit(q):
-    return maximum(whole_replicas(q, q.devices_to_fit), q.devices)
-
-
-@quantity("train", "duration_that_fits", "s",
-          "the same training on the devices that hold the state: the training time where they are the devices "
-          "used, else work at the training rate with the bubble + steps × communication at that count (estimated "
-          "with the weights kept whole)", display="h", label="Training time on devices that hold the state")
-def tr_duration_that_fits(q):
-    return duration_at(q, q.devices_that_fit)
-
-
-def duration_at(q, n):
-    """The training time on `n` devices, at least the devices used: the training time where they are the same, else
-    the work at the training rate with the bubble + steps × communication at that count, the weights kept whole."""
-    other = q.flops / (q.train_rate * n) * (1 + bubble_share_at(q, n)) + q.steps * whole_layout_time_at(q, n)
-    return where(n <= q.devices, q.duration, other)
-
-
-@quantity("train", "cost_that_fits", "USD",
-          "the same training on the devices that hold the state: its training time × devices × hourly rate used",
-          display="USD",
-          label="Training cost on devices that hold the state")
-def tr_cost_that_fits(q):
-    return if_given(q.duration_that_fits * q.devices_that_fit * q.hourly_rate, q.hourly_rate)
-
-
-@quantity("train", "whole_domain_devices", "", "devices in whole scale-up domains (servers): whole domains × devices "
-          "per domain", label="Devices in whole servers", count=True)
-def tr_whole_domain_devices(q):
-    return q.whole_domains * q.interconnect_domain
-
-
-@quantity("train", "duration_whole_domains", "s", "the same training on every device of the whole servers it "
-          "needs: the training time where it fills them, else work at the training rate with the bubble + steps × "
-          "communication at that count (estimated with the weights kept whole)", display="h",
-          label="Training time on whole servers")
-def tr_duration_whole_domains(q):
-    return duration_at(q, q.whole_domain_devices)
-
-
-@quantity("train", "cost_whole_domains", "USD", "the same training on whole servers: its training time × their "
-          "devices × hourly rate used, where the state fits", display="USD", label="Training cost on whole servers")
-def tr_cost_whole_domains(q):
-    return where(q.fits, if_given(q.duration_whole_domains * q.whole_domain_devices * q.hourly_rate, q.hourly_rate),
-                 nothing())

@@ -168,10 +168,11 @@ def tensor_parallel_at(q, devices):
     return TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
 
 
-def communication_at(q, devices, sync, gather):
+def communication_at(q, devices, sync, gather, tp=None):
     """Per step, what compute does not hide of the gradient reduction and weight gathers, and the tensor-parallel
-    all-reduces."""
-    return sum_present(exposed(forward_time_at(q, devices), sync, gather), tensor_parallel_at(q, devices))
+    all-reduces (`tp`, else computed at `devices`)."""
+    tp = tensor_parallel_at(q, devices) if tp is None else tp
+    return sum_present(exposed(forward_time_at(q, devices), sync, gather), tp)
 
 
 def reduce_for_deadline(q, n):

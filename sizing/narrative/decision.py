@@ -38,6 +38,8 @@ def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
     b = dec.best
     word = "highest" if dec.maximise else "lowest"
     req = [REQUIRE_WORDS.get(x, x.replace("_", " ")) for x in dec.require]
+    if any(p.kind == "train" for p in r.pairs if p.workload == dec.workload):      # a training run's target
+        req = ["meet the deadline" if x == REQUIRE_WORDS.get("meets_targets") else x for x in req]
     if b is None:
         return "no option qualifies", [f"No option compared can {' and '.join(req)}"
                                        f"{' within the budget' if dec.budget else ''}; the verdicts below give each "
@@ -143,6 +145,11 @@ def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
     if p.kind == "forward":
         return forward_reason(r, p)
     if p.kind == "train":
+        if v.get("fits") is False and v.get("devices_to_fit") == 0:
+            return "does not fit", [
+                f"One sequence's activations ({show(p, 'activation_per_sequence')}) outgrow one {p.device}'s usable "
+                f"memory ({show(p, 'usable_memory')}), however the state is spread: set recompute: true, or split the "
+                "model over devices with parallel.tensor."]
         if v.get("fits") is False:
             return "does not fit", [
                 f"The training state ({show(p, 'state_bytes')}) does not fit in one {p.device}: "
@@ -232,6 +239,8 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
                 ranked = f"; ranked as {option.device}, {fit.alternative}" if fit is not None else ""
                 detail += f" ({show(p, 'devices_to_fit')} devices would hold it{ranked})"   # fit: a power of two
             out.append(f"does not fit in memory{detail}{where}")
+        elif p.kind == "train":
+            out.append(f"misses the deadline{where}")
         else:
             out.append(f"misses a latency target{target_detail(r, p)}{where}")
     return "; ".join(out)

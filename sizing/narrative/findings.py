@@ -67,7 +67,11 @@ def train_fit(p: Pair) -> str:
         return f"fits on one device ({used} used)"
     if v.get("fits"):
         return f"fits sharded over the {used} used"
-    if "devices_that_fit" not in v:
+    if v.get("devices_to_fit") == 0:
+        return (f"does not fit on any number of devices: one sequence's activations "
+                f"({show(p, 'activation_per_sequence')}) outgrow a device (recompute or tensor parallelism would "
+                "help)")
+    if v.get("duration_that_fits") is None:
         return f"does not fit on the {used} used"
     priced = f", in {show(p, 'duration_that_fits')}" if "duration_that_fits" in v else ""
     priced += f" at a cost of {show(p, 'cost_that_fits')}" if "cost_that_fits" in v else ""

@@ -9,6 +9,10 @@ import re
 TERMS: tuple[tuple[str, str, str], ...] = (
     ("95th percentile (p95)", r"p95|95 ?%|95th percentile",
      "the value 95 % of requests stay within; 5 % take longer"),
+    ("all-reduce, gather, reduce-scatter", r"all-reduces?|gathers?|reduce-scatters?|gradient reduction",
+     "how devices working together exchange data: an all-reduce adds up every device's values (the gradients) and "
+     "gives each the sum; a gather hands each device the pieces the others hold (sharded weights); each takes time "
+     "on the links, hidden where the devices are busy computing"),
     ("amortisation (capital written off)", r"amortis\w*|written off|write-off",
      "spreading a purchase price evenly over the months it is used (the horizon) to give a monthly cost"),
     ("activations", r"activations?",
@@ -77,6 +81,9 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     ("scale-up domain (server)", r"scale-up domains?",
      "the devices joined by the fast interconnect, typically one server of 8 GPUs; beyond it they talk over the "
      "slower network"),
+    ("weights kept whole (ZeRO-1)", r"weights kept whole|kept whole",
+     "each group of devices training one copy of the model keeps all its weights, and only the optimizer's figures "
+     "are split over every device: the least traffic, if it fits"),
     ("sharded weights (ZeRO-3, FSDP)", r"zero-3|fsdp|weights sharded",
      "the weights split over the devices too, each gathering the rest for every micro-batch: less memory on each "
      "device, more traffic between them"),
@@ -99,6 +106,9 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     ("parallelism (tensor, pipeline, expert, data)", r"tensor[- ]parallel\w*|pipeline|expert[- ]parallel\w*|"
      r"data[- ]parallel\w*", "ways of splitting one model or job over several devices; the devices must then "
      "exchange data, which costs time"),
+    ("pipeline bubble", r"bubble",
+     "in a pipeline split over devices, the time at the start and end of each step when some devices wait for "
+     "work: more micro-batches a step shrink it"),
     ("prefill", r"prefill\w*",
      "reading the prompt before the first output token: arithmetic-heavy, it sets the time to first token"),
     ("PUE", r"\bpue\b",

@@ -102,9 +102,10 @@ def alternative_phrase(r: Results, o: Option) -> str:
     return ", ".join(parts) if 0 < len(parts) <= 3 else o.alternative
 
 
-def servers(r: Results, o: Option, v: dict) -> str:
-    """A training run's devices in servers where they do not fill whole ones: '34 devices: 4.25 servers of 8 (its
-    scale-up domain), 5 where sold by the server' (the workbook's domains_used and whole_domains)."""
+def servers(r: Results, dec: Decision, o: Option, v: dict) -> str:
+    """A training run's devices in servers where they do not fill whole ones: '30 devices: 3.75 servers of 8 (its
+    scale-up domain), 4 where sold by the server' (the workbook's domains_used and whole_domains), and the run on
+    all their devices: its time, the deadline it leaves and that time at the device's published speed, its cost."""
     n, used, whole = v.get("devices"), v.get("domains_used"), v.get("whole_domains")
     if not all(isinstance(x, float) for x in (n, used, whole)) or used <= 1 or used == whole:
         return ""
@@ -112,8 +113,23 @@ def servers(r: Results, o: Option, v: dict) -> str:
             f"{human(whole, '')} where sold by the server")
     took, cost, m = v.get("duration_whole_domains"), v.get("cost_whole_domains"), v.get("whole_domain_devices")
     if isinstance(took, float) and isinstance(cost, float) and isinstance(m, float):
-        line += f"; on all {human(m, '')} the run takes {human(took, 's', 'days')} and costs {money_text(cost)}"
+        line += (f"; on all {human(m, '')} the run takes {human(took, 's', 'days')}{deadline_left(r, dec, o, took)} "
+                 f"and costs {money_text(cost)}")
     return line
+
+
+def deadline_left(r: Results, dec: Decision, o: Option, took: float) -> str:
+    """' (10.5 % of the deadline to spare; 28.88 days at its published runs' median speed, 0.93x)' where a deadline
+    is given (the time at that speed: the time over it)."""
+    key = f"workload.{o.workload or dec.workload}.deadline"
+    if key not in r.inputs:
+        return ""
+    left = 1 - took / r.inputs[key].value.value
+    runs = M.own_runs(r, dec, o)
+    seen = statistics.median(runs) if runs else None
+    whose = "published run's" if len(runs) == 1 else "published runs' median"
+    slow = f"; {human(took / seen, 's', 'days')} at its {whose} speed, {seen:.2f}x" if seen else ""
+    return f" ({percent(left, 3)} of the deadline to spare{slow})" if left >= 0 else " (past the deadline)"
 
 
 def beside(r: Results, o: Option, other: Option) -> str:
@@ -160,7 +176,7 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
     replicas = v.get("replicas")
     detail = f"{count(replicas, 'replica')} of {count(n / replicas, 'device')}" \
         if isinstance(replicas, float) and isinstance(n, float) and replicas and n != replicas else \
-        servers(r, o, v) if p is not None and p.kind == "train" else ""
+        servers(r, dec, o, v) if p is not None and p.kind == "train" else ""
     if o.alternative:                   # the hardware line names hardware; what runs on it goes below
         name = short_name(r, o.device)
         detail = "; ".join(x for x in (setup(r, o), detail) if x)

@@ -179,7 +179,10 @@ def render(r: Results, width: int | None = None) -> str:
             elif any(f.memory for f in o.failures) and isinstance(
                     n := getattr(pair_of(r, d, o), "values", {}).get("devices_to_fit"), (int, float)):
                 where = f"the alternative '{o.alternative}'" if o.alternative else "the workload"
-                why += f"; {n:g} devices hold it: give {where} devices: {{{o.device}: {n:g}}}"
+                train = pair_of(r, d, o).kind == "train"
+                why += ("; one sequence's activations outgrow a device: set recompute: true, or parallel.tensor"
+                        if n == 0 else f"; {n:g} devices hold it: give {where} devices: {n:g}" if train else
+                        f"; {n:g} devices hold it: give {where} devices: {{{o.device}: {n:g}}}")
             val = human(o.value, d.unit) if o.value is not None else "n/a"
             place = f"{o.rank}." if o.rank else "–"
             lines += wrapped(f"  {place} {o.label}: {val}{'  ' + why if why else ''}", width, "    ")

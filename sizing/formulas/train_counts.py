@@ -1,0 +1,65 @@
+"""The same training run on other device counts: the devices that hold the state, and every device of the whole
+servers (scale-up domains) a run needs where servers are sold whole."""
+
+from .expr import ceil, if_given, maximum, nothing, where
+from .graph import quantity
+from .common import without_fabric
+from .train_layout import bubble_share_at, known, whole_layout_time_at, whole_replicas
+
+
+@quantity("train", "devices_that_fit", "", "the fewest whole replicas that hold the state, and at least the devices "
+          "used", label="Devices that hold the state (at least those used)", count=True)
+def tr_devices_that_fit(q):
+    # a number even where no count holds it (devices to fit 0: the devices used), so that the pieces of a long
+    # formula over it never meet a blank; the time and cost on them are left blank there
+    return maximum(whole_replicas(q, q.devices_to_fit), q.devices)
+
+
+@quantity("train", "duration_that_fits", "s",
+          "the same training on the devices that hold the state: the training time where they are the devices "
+          "used, else work at the training rate with the bubble + steps × communication at that count with the "
+          "weights kept whole (as on the devices used where they shard them); none where no count holds it", display="h", label="Training time on devices that hold the state")
+def tr_duration_that_fits(q):
+    return where(q.devices_to_fit > 0, duration_at(q, q.devices_that_fit), nothing())
+
+
+def duration_at(q, n):
+    """The training time on `n` devices, at least the devices used: the training time where they are the same, else
+    the work at the training rate with the bubble + steps × communication: at that count with the weights kept
+    whole, or as on the devices used where those shard them (the gathers do not shrink with more devices)."""
+    comm = whole_layout_time_at(q, n)
+    if without_fabric(q) is None:
+        comm = where(known(q.weights_sharded), q.communication_time, comm)
+    other = q.flops / (q.train_rate * n) * (1 + bubble_share_at(q, n)) + q.steps * comm
+    return where(n <= q.devices, q.duration, other)
+
+
+@quantity("train", "cost_that_fits", "USD",
+          "the same training on the devices that hold the state: its training time × devices × hourly rate used",
+          display="USD",
+          label="Training cost on devices that hold the state")
+def tr_cost_that_fits(q):
+    return if_given(q.duration_that_fits * q.devices_that_fit * q.hourly_rate, q.hourly_rate, q.duration_that_fits)
+
+
+@quantity("train", "whole_domain_devices", "", "devices in whole scale-up domains (servers): whole domains × devices "
+          "per domain; the devices used where they are fewer than a domain", label="Devices in whole servers",
+          count=True)
+def tr_whole_domain_devices(q):
+    return where(q.devices >= q.interconnect_domain, ceil(q.devices / q.interconnect_domain) * q.interconnect_domain,
+                 q.devices)
+
+
+@quantity("train", "duration_whole_domains", "s", "the same training on every device of the whole servers it "
+          "needs: the training time where it fills them, else work at the training rate with the bubble + steps × "
+          "communication at that count with the weights kept whole (as on the devices used where they shard them)", display="h",
+          label="Training time on whole servers")
+def tr_duration_whole_domains(q):
+    return if_given(duration_at(q, q.whole_domain_devices), q.whole_domains)
+
+
+@quantity("train", "cost_whole_domains", "USD", "the same training on whole servers: its training time × their "
+          "devices × hourly rate used, where the state fits", display="USD", label="Training cost on whole servers")
+def tr_cost_whole_domains(q):
+    return where(q.fits, if_given(q.duration_whole_domains * q.whole_domain_devices * q.hourly_rate, q.hourly_rate,
+                                  q.whole_domains), nothing())
