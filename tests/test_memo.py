@@ -519,11 +519,12 @@ def test_a_training_run_that_does_not_fill_whole_servers_says_how_many_it_takes(
     (speed,) = own_runs(r, r.decision, best)
     # with the deadline it leaves, and that time at the B200's one published run's speed (a signer: 'the report
     # never connects the two': the run that misses on 30 devices makes it on 32)
+    left = (1 - took / 30) * 100
     assert action(r, r.decision, best) == ("Rent 30 × B200 SXM 180GB by the hour",
                                            "30 devices: 3.75 servers of 8 (its scale-up domain), 4 where sold by the "
-                                           f"server; on all 32 the run takes {took:.4g} days ({(1 - took / 30) * 100:.3g} "
-                                           f"% of the deadline to spare; {took / speed:.4g} days at its published run's "
-                                           f"speed, 0.93x) and costs ${v['cost_whole_domains']:,.0f}")
+                                           f"server; on all 32 the run takes {took:.4g} days ({left:.3g} % of the "
+                                           f"deadline to spare; {took / speed:.4g} days at its published run's speed, "
+                                           f"0.93x) and costs ${v['cost_whole_domains']:,.0f}")
     assert took / speed < 30 and round(speed, 2) == 0.93
     tpu = next(o for o in r.decision.options if o.device == "tpu-v5p")
     assert action(r, r.decision, tpu)[1] == ""           # within one TPU pod's domain

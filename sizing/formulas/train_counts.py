@@ -18,7 +18,8 @@ def tr_devices_that_fit(q):
 @quantity("train", "duration_that_fits", "s",
           "the same training on the devices that hold the state: the training time where they are the devices "
           "used, else work at the training rate with the bubble + steps × communication at that count with the "
-          "weights kept whole (as on the devices used where they shard them); none where no count holds it", display="h", label="Training time on devices that hold the state")
+          "weights kept whole (as on the devices used where they shard them); none where no count holds it",
+          display="h", label="Training time on devices that hold the state")
 def tr_duration_that_fits(q):
     return where(q.devices_to_fit > 0, duration_at(q, q.devices_that_fit), nothing())
 
@@ -52,7 +53,8 @@ def tr_whole_domain_devices(q):
 
 @quantity("train", "duration_whole_domains", "s", "the same training on every device of the whole servers it "
           "needs: the training time where it fills them, else work at the training rate with the bubble + steps × "
-          "communication at that count with the weights kept whole (as on the devices used where they shard them)", display="h",
+          "communication at that count with the weights kept whole (as on the devices used where they shard them)",
+          display="h",
           label="Training time on whole servers")
 def tr_duration_whole_domains(q):
     return if_given(duration_at(q, q.whole_domain_devices), q.whole_domains)
