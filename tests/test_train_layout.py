@@ -179,3 +179,17 @@ def test_a_sequence_whose_activations_outgrow_a_device_says_what_would_help():
     assert train_fit(r.pair("tune", "h100")) == (
         f"does not fit on any number of devices: one sequence's activations ({v['activation_per_sequence'] / 1e9:.4g}"
         " GB) outgrow a device (recompute or tensor parallelism would help)")
+
+
+def test_the_memory_a_run_fills_is_each_devices_in_the_layout_it_runs():
+    """A new user read 'fills 81 %' (all the devices' memory over all their state) where each device of a
+    whole-weights layout was full."""
+    from sizing.narrative.training import filled
+    whole = train("{" + BASE + ", devices: 8}")
+    assert whole["weights_whole"] is True
+    assert filled(whole) == pytest.approx(whole["memory_weights_whole"] / 90e9)                      # 78 %
+    assert filled(whole) > 1.5 * whole["train_memory_required"] / whole["train_memory"]             # not 39 %
+    sharded = train("{" + BASE + "}")
+    assert filled(sharded) == pytest.approx(sharded["train_memory_required"] / sharded["train_memory"])
+    room = train("{" + BASE + "}", DEVICE.replace("bandwidth: 100 GB/s", "bandwidth: 1 GB/s"))
+    assert room["recompute_share"] > 0 and filled(room) == 1.0                      # recomputed to fill it exactly

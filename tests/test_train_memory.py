@@ -169,4 +169,4 @@ def test_page_one_says_when_the_recommendation_nearly_fills_its_memory():
     used = p["train_memory_required"] / p["train_memory"]
     assert 0.95 < used < 1 and p["fits"] is True
     assert requirements(r, r.decision) == [f"holds the training state and its activations (the recommendation fills "
-                                           f"{used * 100:.1f} % of its devices' usable memory)"]
+                                           f"{used * 100:.1f} % of each device's usable memory)"]

@@ -142,3 +142,5 @@ def role_value(r: Results, p: Pair, role: str):
     return r.inputs[key].value.value if key else None
 
 
+def share(part, whole) -> float | None:
+    return part / whole if isinstance(part, float) and isinstance(whole, float) and whole > 0 else None

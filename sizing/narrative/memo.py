@@ -20,7 +20,8 @@ from ..results import Decision, Option
 from .common import device_name, objective_words, role_value, shown_gap
 from . import margin as M
 from .margin import KIND_RUNS, at_medians, is_close, kind_of, lead_at, margin, median_costs, runner_up
-from .money import busy_devices, committed, money_text, plural
+from .money import busy_devices, committed, plural
+from .training import filled, servers
 
 # Inputs as a reader names them (the role's description where none is given here).
 WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficiency": "compute efficiency",
@@ -100,36 +101,6 @@ def alternative_phrase(r: Results, o: Option) -> str:
         elif path != "title" and not path.startswith(("devices.", "parallel.")):
             parts.append(f"{path.replace('_', ' ')} {v.text}")
     return ", ".join(parts) if 0 < len(parts) <= 3 else o.alternative
-
-
-def servers(r: Results, dec: Decision, o: Option, v: dict) -> str:
-    """A training run's devices in servers where they do not fill whole ones: '30 devices: 3.75 servers of 8 (its
-    scale-up domain), 4 where sold by the server' (the workbook's domains_used and whole_domains), and the run on
-    all their devices: its time, the deadline it leaves and that time at the device's published speed, its cost."""
-    n, used, whole = v.get("devices"), v.get("domains_used"), v.get("whole_domains")
-    if not all(isinstance(x, float) for x in (n, used, whole)) or used <= 1 or used == whole:
-        return ""
-    line = (f"{count(n, 'device')}: {human(used, '')} servers of {human(n / used, '')} (its scale-up domain), "
-            f"{human(whole, '')} where sold by the server")
-    took, cost, m = v.get("duration_whole_domains"), v.get("cost_whole_domains"), v.get("whole_domain_devices")
-    if isinstance(took, float) and isinstance(cost, float) and isinstance(m, float):
-        line += (f"; on all {human(m, '')} the run takes {human(took, 's', 'days')}{deadline_left(r, dec, o, took)} "
-                 f"and costs {money_text(cost)}")
-    return line
-
-
-def deadline_left(r: Results, dec: Decision, o: Option, took: float) -> str:
-    """' (10.5 % of the deadline to spare; 28.88 days at its published runs' median speed, 0.93x)' where a deadline
-    is given (the time at that speed: the time over it)."""
-    key = f"workload.{o.workload or dec.workload}.deadline"
-    if key not in r.inputs:
-        return ""
-    left = 1 - took / r.inputs[key].value.value
-    runs = M.own_runs(r, dec, o)
-    seen = statistics.median(runs) if runs else None
-    whose = "published run's" if len(runs) == 1 else "published runs' median"
-    slow = f"; {human(took / seen, 's', 'days')} at its {whose} speed, {seen:.2f}x" if seen else ""
-    return f" ({percent(left, 3)} of the deadline to spare{slow})" if left >= 0 else " (past the deadline)"
 
 
 def beside(r: Results, o: Option, other: Option) -> str:
@@ -416,10 +387,10 @@ def requirements(r: Results, dec: Decision) -> list[str]:
     v = best.values if best else {}
     if "fits_memory" in dec.require:
         train = best is not None and best.kind == "train"
-        used = share(v.get("train_memory_required"), v.get("train_memory")) if train else None
+        used = filled(v) if train else None
         out.append(("holds the training state and its activations" if train else
                     "holds the model and its working memory")
-                   + (f" (the recommendation fills {used * 100:.1f} % of its devices' usable memory)"
+                   + (f" (the recommendation fills {used * 100:.1f} % of each device's usable memory)"
                       if used is not None and used >= FULL else ""))
     if "meets_targets" in dec.require:
         for key, what in (("targets.per_token_p95", "time between tokens"), ("targets.ttft_p95",
@@ -457,10 +428,6 @@ def requirements(r: Results, dec: Decision) -> list[str]:
 
 
 FULL = 0.95              # a recommendation filling this share of its memory is said to
-
-
-def share(part, whole) -> float | None:
-    return part / whole if isinstance(part, float) and isinstance(whole, float) and whole > 0 else None
 
 
 def rate_limit(r: Results, w: str) -> str:

@@ -15,7 +15,8 @@ from ..evaluate import Results, decide_each
 from ..language.hardware import DEVICE_FIELDS
 from ..results import Decision, Option
 from .margin import own_runs
-from .memo import count, share
+from .memo import count
+from .training import filled
 
 DATE = re.compile(r"\b(20\d\d)(?:-(\d\d))?(?:-(\d\d))?\b")
 
@@ -147,12 +148,6 @@ def unverified_notes(r: Results, dec: Decision, o: Option) -> list[str]:
 
 
 TIGHT = 0.80             # a training run filling this share of its usable memory may not fit on an eager stack
-
-
-def filled(v: dict) -> float | None:
-    """The share of its usable memory a training run fills, where it fits."""
-    full = share(v.get("train_memory_required"), v.get("train_memory"))
-    return full if full is not None and full <= 1 else None
 
 
 FAMILY = {"gpu": "GPUs", "tpu": "TPUs", "cpu": "CPUs", "accelerator": "accelerators", "npu": "NPUs"}

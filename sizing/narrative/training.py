@@ -1,0 +1,59 @@
+"""A training run's page-one figures: its devices counted in whole servers with the deadline they leave, and the
+share of each device's memory it fills in the layout it runs."""
+
+from __future__ import annotations
+
+import statistics
+
+from ..evaluate import Results
+from ..render.format import human, percent
+from ..results import Decision, Option
+from .common import share
+from .margin import own_runs
+from .money import money_text, plural as count
+
+
+def servers(r: Results, dec: Decision, o: Option, v: dict) -> str:
+    """A training run's devices in servers where they do not fill whole ones: '30 devices: 3.75 servers of 8 (its
+    scale-up domain), 4 where sold by the server' (the workbook's domains_used and whole_domains), and the run on
+    all their devices: its time, the deadline it leaves and that time at the device's published speed, its cost."""
+    n, used, whole = v.get("devices"), v.get("domains_used"), v.get("whole_domains")
+    if not all(isinstance(x, float) for x in (n, used, whole)) or used <= 1 or used == whole:
+        return ""
+    line = (f"{count(n, 'device')}: {human(used, '')} servers of {human(n / used, '')} (its scale-up domain), "
+            f"{human(whole, '')} where sold by the server")
+    took, cost, m = v.get("duration_whole_domains"), v.get("cost_whole_domains"), v.get("whole_domain_devices")
+    if isinstance(took, float) and isinstance(cost, float) and isinstance(m, float):
+        line += (f"; on all {human(m, '')} the run takes {human(took, 's', 'days')}{deadline_left(r, dec, o, took)} "
+                 f"and costs {money_text(cost)}")
+    return line
+
+
+def deadline_left(r: Results, dec: Decision, o: Option, took: float) -> str:
+    """' (10.5 % of the deadline to spare; 28.88 days at its published runs' median speed, 0.93x)' where a deadline
+    is given (the time at that speed: the time over it)."""
+    key = f"workload.{o.workload or dec.workload}.deadline"
+    if key not in r.inputs:
+        return ""
+    left = 1 - took / r.inputs[key].value.value
+    runs = own_runs(r, dec, o)
+    seen = statistics.median(runs) if runs else None
+    whose = "published run's" if len(runs) == 1 else "published runs' median"
+    slow = f"; {human(took / seen, 's', 'days')} at its {whose} speed, {seen:.2f}x" if seen else ""
+    return f" ({percent(left, 3)} of the deadline to spare{slow})" if left >= 0 else " (past the deadline)"
+
+
+def filled(v: dict) -> float | None:
+    """The share of one device's usable memory a training run fills, where it fits, in the layout it runs: weights
+    kept whole (their per-device memory), some layers recomputed to make room for them (full by construction), or
+    everything sharded (the state and activations of all the devices over their memory). A new user found '81 %'
+    where each device of a whole-weights layout was full."""
+    if v.get("fits") is not True:
+        return None
+    if v.get("weights_whole") is True:
+        full = share(v.get("memory_weights_whole"), v.get("usable_memory"))
+    elif v.get("weights_sharded") is False and v.get("recompute_share") is not None:
+        full = 1.0
+    else:
+        full = share(v.get("train_memory_required"), v.get("train_memory"))
+    return full if full is not None and full <= 1 else None
