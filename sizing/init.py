@@ -125,7 +125,8 @@ WORKLOADS = {
     tokens: 1e9                 # tokens the run processes
     sequence: 4096              # tokens per sequence
     batch: 64                   # sequences per step
-    recompute: true             # recompute activations in the backward pass: a forward more, far less memory
+    recompute: false            # true: recompute activations in the backward pass (a third more work, far less
+                                # memory): for a sequence whose activations outgrow a device
     deadline: 7 day             # the run must finish within this""",
 }
 
@@ -135,5 +136,5 @@ DECISIONS = {
     "embed": "  objective: fleet_devices     # fewest devices that meet the target; with prices: monthly_cost\n"
              "  require: [fits_memory, meets_targets]   # an option must hold the model and meet the targets",
     "train": "  objective: duration          # the shortest run that fits; with prices: cost\n"
-             "  require: [fits_memory, meets_targets]   # an option must hold the model and meet the targets",
+             "  require: [fits_memory, meets_targets]   # an option must hold the run and finish by the deadline",
 }

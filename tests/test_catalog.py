@@ -188,3 +188,21 @@ def test_the_listing_aligns_every_id_and_wraps_each_entry_under_its_own_column()
     assert "  gpt-3-175b" in "\n".join(wide) and "174.6 B parameters" in next(ln for ln in wide if "gpt-3-175b" in ln)
     assert "22.71 M parameters" in next(ln for ln in wide if "all-minilm-l6-v2" in ln)
     assert not any("e+" in ln for ln in wide)
+
+
+def test_init_train_leaves_recompute_off_and_says_when_to_turn_it_on(tmp_path):
+    """A new user's LoRA run cost 48 % more because the starter turned recompute on; it is a fix for activations
+    that outgrow a device, not a default."""
+    from click.testing import CliRunner
+
+    from sizing.cli import main
+    out = tmp_path / "t.yaml"
+    got = CliRunner().invoke(main, ["init", "train", "--model", "llama-3.1-8b", "--devices", "h100", "-o", str(out)])
+    assert got.exit_code == 0, got.output
+    text = out.read_text()
+    assert "    recompute: false            # true: recompute activations in the backward pass" in text
+    assert "for a sequence whose activations outgrow a device" in text
+    assert "# an option must hold the run and finish by the deadline" in text
+    from sizing.scenario import load_scenario
+    scn, problems = load_scenario(out)
+    assert scn is not None and not [p for p in problems if p.level == "error"]
