@@ -218,3 +218,19 @@ def test_the_terminal_names_the_target_an_option_misses():
     h100 = next(ln for ln in lines if ln.startswith("– h100:"))
     assert h100.startswith("– h100: n/a  fails fits_memory (chat); fails meets_targets (chat): time between tokens "
                            "37.69 ms > 30 ms;")
+
+
+def test_an_alternative_that_sets_the_tensor_ways_is_named_by_them():
+    """A new user's two alternatives, recompute and tensor 8 with recompute, were both named 'H100 (recompute
+    true)'."""
+    from sizing.narrative.memo import option_words
+    text = ("sizing: 1\nname: alt\ndevices:\n  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}\n"
+            "workloads:\n  tune:\n    kind: train\n    model: llama-3.1-70b\n    tokens: 1e9\n    deadline: 5 day\n"
+            "    alternatives:\n      rc: {recompute: true}\n      tp8rc: {parallel: {tensor: 8}, recompute: true}\n"
+            "decision: {objective: cost}\n")
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None, problems
+    r = evaluate(scn)
+    names = {o.id: option_words(r, o) for o in r.decision.options}
+    assert names["h100 tp8rc"] == "H100 SXM5 80GB (tensor 8, recompute true)"
+    assert names["h100 rc"] == "H100 SXM5 80GB (recompute true)"

@@ -98,6 +98,8 @@ def alternative_phrase(r: Results, o: Option) -> str:
     for path, v in given.items():
         if path == "devices" or path == f"devices.{o.device}":
             parts.append(f"{v.text} device{'' if str(v.text) == '1' else 's'}")
+        elif path.startswith("parallel.") and not (w is not None and w.automatic):     # 'fit' sets them with devices
+            parts.append(f"{path.split('.', 1)[1].replace('_', ' ')} {v.text}")       # 'tensor 8': tp8 ≠ recompute
         elif path != "title" and not path.startswith(("devices.", "parallel.")):
             parts.append(f"{path.replace('_', ' ')} {v.text}")
     return ", ".join(parts) if 0 < len(parts) <= 3 else o.alternative
