@@ -193,3 +193,18 @@ def test_the_memory_a_run_fills_is_each_devices_in_the_layout_it_runs():
     assert filled(sharded) == pytest.approx(sharded["train_memory_required"] / sharded["train_memory"])
     room = train("{" + BASE + "}", DEVICE.replace("bandwidth: 100 GB/s", "bandwidth: 1 GB/s"))
     assert room["recompute_share"] > 0 and filled(room) == 1.0                      # recomputed to fill it exactly
+
+
+def test_the_sensitivity_of_a_training_decision_gives_the_devices_where_they_move():
+    """A signer: '$102,338 (with the B200 training efficiency 25 % lower)' means about 40 GPUs or a missed deadline,
+    and the table never showed the count. A slower device needs more of them by the deadline; a price moves none."""
+    from helpers import results_of
+    from sizing.render.report.sensitivity import sensitivity
+    r = results_of("pretrain-deadline")
+    se = sensitivity(r, 0)
+    slower = [row for row in se.table.rows if row[0] == "B200 SXM 180GB training efficiency"][0]
+    n = int(slower[3].split("(")[1].split()[0])
+    assert n > r.pair("pretrain", "b200").values["devices"] and slower[3].endswith(f"({n} devices)")
+    price = [row for row in se.table.rows if row[0] == "B200 SXM 180GB hourly rental price"][0]
+    assert "devices" not in price[3] and "devices" not in price[5]
+    assert f"training efficiency 25 % lower, on {n} devices)" in se.spread

@@ -61,6 +61,7 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
     keys = assumptions(r, wid)
     changes = [(k, v) for k in keys for f in SENSITIVITY if (v := nudged(r, k, f)) is not None]
     counts = device_keys(r, dec)
+    now = pair_of(r, dec, dec.best).values.get("devices") if counts else None
     decisions = iter(decide_each_with(r, changes, which, tuple(counts.values())))
     moves = []
     for key in keys:
@@ -72,9 +73,10 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
             alt, cells = next(decisions)
             chosen = alt.best if alt else None
             n = cells.get(counts.get(chosen.id)) if chosen else None
+            moved = isinstance(n, float) and (n != now or chosen.label != best)    # the count only where it moves
             out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None,
                                nudged(r, key, f), option_words(r, chosen) if chosen else None,
-                               n if isinstance(n, float) else None))
+                               n if moved else None))
         moves.append((key, out))
     changed = lambda o: o.moved and (o.device != best or fmt(o.value) != fmt(base))   # noqa: E731
     shown = [m for m in moves if any(changed(o) for o in m[1])]
@@ -115,8 +117,8 @@ def device_keys(r: Results, dec) -> dict[str, str]:
 
 
 def on_devices(o: Outcome, table: bool = False) -> str:
-    """', on 40 devices' (in a table ' (40 devices)') where the outcome is a training run's: its count moves with
-    the inputs (a signer ordering devices asked how many each case takes)."""
+    """', on 40 devices' (in a table ' (40 devices)') where the outcome is a training run's and its count moved
+    with the input (a signer ordering devices asked how many each case takes)."""
     if o.devices is None:
         return ""
     n = f"{o.devices:,.0f} device{'' if o.devices == 1 else 's'}"
