@@ -171,8 +171,8 @@ def aligned(values: list[Any], unit: str, display: str | None = None, digits: in
             and math.isfinite(v)]
     top = max((abs(v) for v in nums), default=0.0)
     low = min((abs(v) for v in nums if v), default=0.0)
-    if not nums or (not top and unit != "USD") or display in PINNED or (low and top / low > 1000 and display != "%"):
-        return [human(v, unit, display) for v in values]     # all zero, or magnitudes too far apart for one unit
+    if not nums or display in PINNED or (low and top / low > 1000 and display != "%"):
+        return [human(v, unit, display) for v in values]     # magnitudes too far apart for one unit
     if display == "%":
         name, scale, percent = "%", 100.0, True
     elif unit in SCALES and top:
