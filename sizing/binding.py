@@ -59,9 +59,14 @@ def blank_key(role: str, d: Entity) -> str:
     return f"device.{d.id}.{F.INPUTS[role].path('device')}"
 
 
+def deployments(d: Entity) -> list[str]:
+    """Where a device can be had, as its `deployment` list gives it (empty where it gives none)."""
+    return [v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")]
+
+
 def sold_on_premises(d: Entity) -> bool:
     """Whether a device can be bought for use on premises: its deployment list names on-prem, or it has none."""
-    listed = [v.value for p, v in d.values.items() if p.startswith("deployment[")]
+    listed = deployments(d)
     return not listed or "on-prem" in listed
 
 
@@ -254,8 +259,7 @@ def texts_for(w: Entity, d: Entity | None, precision: str, on_premises: frozense
         t["basis"] = d.get("costs.basis")
         if t["basis"] in (None, "cheapest") and w.id in on_premises and d.has("costs.purchase"):
             t["basis"] = "own"
-        where = [v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")]
-        if where:
+        if where := deployments(d):
             t["deployment"] = ",".join(where)
     return {k: v for k, v in t.items() if v is not None}
 

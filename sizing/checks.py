@@ -94,14 +94,13 @@ def check_api_input_price(chk: Checker, workloads: dict) -> None:
 def check_unsold_purchase(chk: Checker, devices: dict) -> None:
     """A purchase price on a device whose deployment list has no on-prem (a cloud TPU) cannot be used: owning it is
     not an option, so the price is ignored, with a located warning."""
-    from .binding import sold_on_premises
+    from .binding import deployments, sold_on_premises
     for d in devices.values():
         v = d.values.get("costs.purchase")
         if v is None or sold_on_premises(d):
             continue
-        listed = [x.value for p, x in sorted(d.values.items()) if p.startswith("deployment[")]
         chk.problem(v, f"devices.{d.id}.costs.purchase", f"the device is not sold for use on premises (deployment: "
-                    f"{', '.join(listed)}): owning it is not priced; remove the purchase price, or add on-prem to "
+                    f"{', '.join(deployments(d))}): owning it is not priced; remove the purchase price, or add on-prem to "
                     "its deployment if you can buy it", "not-sold", "warning")
 
 

@@ -6,6 +6,7 @@ import math
 
 from .. import alternatives
 from .. import formulas as F
+from ..binding import deployments
 from ..decide import holder, pair_of
 from ..evaluate import Pair, Results
 from ..render.format import human
@@ -247,8 +248,7 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
 
 
 def device_deployment(r: Results, did: str) -> str:
-    d = r.scenario.devices[did]
-    return ", ".join(v.value for p, v in sorted(d.values.items()) if p.startswith("deployment[")) or "not given"
+    return ", ".join(deployments(r.scenario.devices[did])) or "not given"
 
 
 def target_detail(r: Results, p: Pair) -> str:
