@@ -5,9 +5,9 @@ from .common import (ATTENTION_FLOP, COMPUTE_PASSES, FLOP_PER_PARAM_TOKEN, NO_FA
                      after_reserve, plus, used_parameters, without_fabric)
 from .expr import ceil, constant, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
-from .train_layout import (BYTE, communication_at, data_parallel_at, deadline_count, gradient_bytes, gradient_sync_at,
-                           kept_per_token, micro_batches_at, overhead_for_deadline, recompute_share_at,
-                           recompute_time_at, reduce_for_deadline, shard, sharded_at, tensor_parallel_at, weight_bytes,
+from .train_layout import (BYTE, communication_at, data_parallel_at, deadline_count, gradient_sync_at, kept_per_token,
+                           memory_whole, micro_batches_at, overhead_for_deadline, recompute_share, recompute_time_at,
+                           reduce_for_deadline, sequences_in_flight, shard, sharded_at, tensor_parallel_at,
                            weight_gather_at, whole_replicas)
 
 
@@ -165,7 +165,7 @@ def tr_devices(q):
           "stage of a 1F1B schedule keeps its stages' micro-batches in flight, as many layers' worth",
           display="GB", label="Activations per device")
 def tr_activation_memory(q):
-    return ceil(q.batch / (q.data_parallel * q.micro_batches_used)) * q.activation_per_sequence
+    return sequences_in_flight(q) * q.activation_per_sequence
 
 
 @quantity("train", "activations_total", "byte", "activations of the devices used: devices × activations per device",
@@ -221,8 +221,7 @@ def tr_bubble(q):
           "Megatron's distributed optimizer): weights and gradients over tensor × pipeline + the rest of the state "
           "over the devices used + activations", display="GB", label="Memory per device, weights kept whole")
 def tr_memory_weights_whole(q):
-    whole = weight_bytes(q) + gradient_bytes(q)
-    return whole + maximum(0, q.state_bytes - whole * shard(q)) / q.devices + q.activation_memory
+    return memory_whole(q, q.devices, q.activation_memory)
 
 
 @quantity("train", "weights_whole", "", "weights kept whole on each data-parallel way fit the usable memory",
@@ -238,7 +237,7 @@ def tr_weights_whole(q):
           "bytes / tensor ways); 0 where they fit, above 1 where recomputing cannot make room",
           display="%", label="Layers recomputed to keep weights whole")
 def tr_recompute_share(q):
-    return recompute_share_at(q, q.devices, q.memory_weights_whole)
+    return recompute_share(q, q.memory_weights_whole)
 
 
 @quantity("train", "weights_sharded", "", "the weights are sharded too (ZeRO-3, FSDP) and gathered for every "

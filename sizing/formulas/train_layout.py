@@ -58,11 +58,6 @@ def bubble_share_at(q, devices):
     return (q.pipeline - 1) / micro_batches_at(q, devices)
 
 
-def activation_memory_at(q, devices):
-    """Whole sequences per micro-batch × activations per sequence."""
-    return sequences_in_flight_at(q, devices) * q.activation_per_sequence
-
-
 def weight_bytes(q):
     """Weights one device of a replica computes with: frozen weights and trained parameters at the precision, over
     tensor × pipeline."""
@@ -74,30 +69,30 @@ def gradient_bytes(q):
     return q.trainable_parameters * q.activation_bytes / shard(q)
 
 
-def memory_whole_at(q, devices):
+def memory_whole(q, devices, activations):
     """Memory one device needs when each data-parallel way keeps its weights and gradients whole and only the rest
     of the state (optimizer moments, master copy) is sharded over every device, as ZeRO-1 and Megatron's
-    distributed optimizer do: weights + gradients + the rest / devices + activations."""
+    distributed optimizer do: weights + gradients + the rest / devices + its activations."""
     whole = weight_bytes(q) + gradient_bytes(q)
-    rest = maximum(0, q.state_bytes - whole * shard(q))
-    return whole + rest / devices + activation_memory_at(q, devices)
+    return whole + maximum(0, q.state_bytes - whole * shard(q)) / devices + activations
 
 
-def sequences_in_flight_at(q, devices):
-    """Whole sequences per micro-batch: batch / (data-parallel ways × micro-batches), rounded up."""
-    return ceil(q.batch / (data_parallel_at(q, devices) * micro_batches_at(q, devices)))
+def sequences_in_flight(q):
+    """Whole sequences per micro-batch on the devices used: batch / (data-parallel ways × micro-batches), rounded
+    up."""
+    return ceil(q.batch / (q.data_parallel * q.micro_batches_used))
 
 
-def recompute_share_at(q, devices, whole_memory=None):
-    """Share of the layers whose activations a runtime recomputes so that weights kept whole fit (Megatron's
-    recompute of N layers): what the whole layout is short of, over what recomputing every layer frees; 0 where it
-    fits, above 1 where recomputing cannot make room (or activations are recomputed already)."""
+def recompute_share(q, whole_memory):
+    """Share of the layers whose activations a runtime recomputes so that weights kept whole (`whole_memory` a
+    device) fit (Megatron's recompute of N layers): what the whole layout is short of, over what recomputing every
+    layer frees; 0 where it fits, above 1 where recomputing cannot make room; none where activations are
+    recomputed already."""
     if q.text("recompute") == "yes":
         return NA
-    whole_memory = memory_whole_at(q, devices) if whole_memory is None else whole_memory
     short = maximum(0, whole_memory - q.usable_memory)
     freed = (kept_per_token(q, False) - kept_per_token(q, True)) * q.activation_bytes
-    freed = sequences_in_flight_at(q, devices) * q.sequence / TOKEN * freed / q.tensor_given
+    freed = sequences_in_flight(q) * q.sequence / TOKEN * freed / q.tensor_given
     return short / maximum(freed, BYTE)
 
 
@@ -127,12 +122,11 @@ def exposed(forward, sync, gather):
     return maximum(0, gather / 2 - forward) + maximum(0, gather / 2 + sync - 2 * forward)
 
 
-def sharded_at(q, devices, share=None):
+def sharded_at(q, devices, share):
     """Whether the runtime shards the weights too: where weights kept whole do not fit and recomputing activations
-    cannot make room, or costs more time than gathering the weights."""
+    (`share` of the layers) cannot make room, or costs more time than gathering the weights."""
     if q.text("recompute") == "yes":            # nothing left to recompute
-        return memory_whole_at(q, devices) > q.usable_memory
-    share = recompute_share_at(q, devices) if share is None else share
+        return q.memory_weights_whole > q.usable_memory
     if without_fabric(q) is not None:           # the gathers cannot be timed: recompute where it makes room
         return share > 1
     forward = forward_time_at(q, devices)
@@ -156,9 +150,8 @@ def weight_gather_at(q, devices, sharded):
     return where(sharded, sharded_parts_at(q, devices)[1], Const(0, "s"))
 
 
-def recompute_time_at(q, devices, sharded, share=None):
+def recompute_time_at(q, devices, sharded, share):
     """Per step, the forward passes of the layers recomputed to make room for whole weights (none where sharded)."""
-    share = recompute_share_at(q, devices) if share is None else share
     return first_present(where(known(sharded), Const(0, "s"), share * forward_time_at(q, devices)), Const(0, "s"))
 
 
