@@ -197,13 +197,15 @@ def test_a_matmul_sweep_reaches_a_large_product_whatever_its_budget():
 @pytest.mark.slow
 @pytest.mark.timing
 def test_measured_figures_agree_with_independent_timings_in_the_same_run():
-    """The issue's check: the matmul rate within 15 % of an independent numpy timing of a large product, the
+    """The issue's check: the matmul rate within 15 % of an independent numpy timing of a large product, the copy
     bandwidth within 15 % of an independent copy timing (plain threads, one per processor, as many as measure uses),
-    in the same process. Timings on a machine other tests keep busy say nothing: an attempt whose runs differ by
-    more than 20 % does not count. A shared machine's neighbours also change between measure's runs and the
-    independent ones (a quiet attempt once read 1.18 for the copy): of up to five attempts, a quiet one must agree
-    within 15 % (an error of the tool's own fails every attempt) and every quiet one within 30 % (none quiet:
-    skipped)."""
+    in the same process. measure reports the faster of copy and triad, and a triad reads ~1.1x a copy (a copy's
+    write allocates a line STREAM does not count: a third of its traffic against a quarter of a triad's), so the
+    figure reported is held within 30 % of the copy (CI once read 1.16 for a triad against a copy). Timings on a
+    machine other tests keep busy say nothing: an attempt whose runs differ by more than 20 % does not count. A shared
+    machine's neighbours also change between measure's runs and the independent ones: of up to five attempts, a quiet
+    one must agree within 15 % (an error of the tool's own fails every attempt) and every quiet one within 30 % (none
+    quiet: skipped)."""
     from sizing.measure import measure
 
     quiet, noisy = [], []
@@ -215,16 +217,18 @@ def test_measured_figures_agree_with_independent_timings_in_the_same_run():
         src = np.ones(int(m.array_bytes // 8))
         dst = np.empty_like(src)
         cp = timings(lambda: threaded_copy(dst, src, m.threads), repeat=7)
+        copy = next(s for s in m.streams if s.kernel == "copy")
+        independent = 2 * src.nbytes / np.median(cp)
         got = (m.sweep("fp32").delivered / (2 * n ** 3 / np.median(mm)),       # medians, as measure reports
-               m.bandwidth.bandwidth / (2 * src.nbytes / np.median(cp)))
-        spreads = [m.sweep("fp32").spread, m.bandwidth.sample.spread, spread(mm), spread(cp)]
+               copy.bandwidth / independent, m.bandwidth.bandwidth / independent)
+        spreads = [m.sweep("fp32").spread, *(s.sample.spread for s in m.streams), spread(mm), spread(cp)]
         (quiet if max(spreads) <= 0.2 else noisy).append(got)
-        if quiet and agree(quiet[-1], 0.15):
+        if quiet and agree(quiet[-1][:2], 0.15):
             break
     if not quiet:
         pytest.skip(f"the machine was busy in every attempt (measured / independent: {noisy})")
-    assert any(agree(got, 0.15) for got in quiet) and all(agree(got, 0.30) for got in quiet), \
-        f"measured / independent (matmul, copy): {quiet}"
+    assert any(agree(got[:2], 0.15) for got in quiet) and all(agree(got, 0.30) for got in quiet), \
+        f"measured / independent (matmul, copy, the bandwidth reported): {quiet}"
 
 
 def agree(got: tuple[float, ...], within: float) -> bool:
