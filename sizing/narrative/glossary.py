@@ -92,6 +92,9 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "bytes a weight with Adam in mixed precision)"),
     ("latency floor", r"latency floor|layer overhead|per-layer",
      "a fixed time per model layer and step (kernel launches, synchronisation) that no faster hardware removes"),
+    ("layout (of a training run)", r"\blayouts?\b|tensor \d",
+     "how a run is split over its devices: its tensor ways (devices sharing each layer's arithmetic and exchanging "
+     "results every layer), whether activations are recomputed, and how many devices"),
     ("LoRA", r"lora",
      "fine-tuning a small set of added weights instead of the whole model: less memory and compute"),
     ("memory-bound", r"memory-bound",

@@ -8,7 +8,7 @@ from ..decide import pair_of
 from ..evaluate import Results, SweepResult
 from ..narrative import crossover_words
 from ..narrative.decision import target_detail
-from ..narrative.batches import batch_words
+from ..narrative.layouts import another
 from ..narrative.memo import fallback
 from ..narrative.money import api_unstated
 from .format import human
@@ -193,8 +193,9 @@ def render(r: Results, width: int | None = None) -> str:
                              "be had the moment traffic rises)", width, "    ")
         if plan := fallback(r, d):
             lines += wrapped(f"  {plan}", width, "    ")
-        if other := batch_words(r, d):
-            lines += wrapped(f"  another batch: {other}", width, "    ")
+        what, other, _ = another(r, d)
+        if other:
+            lines += wrapped(f"  {what.lower()}: {other}", width, "    ")
         lines += spread_lines(r, d, width)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

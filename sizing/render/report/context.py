@@ -52,8 +52,9 @@ class Decision:
     fallback: str = ""                # a service recommended: the cheapest option without it
     confidence: Confidence | None = None      # how sure: the draws of the scenario's uncertain inputs
     traffic: str = ""                 # ' at a peak of 5 requests/s, 2.5 on average': what the costs are for
-    batches: str = ""                 # where another batch would cost less (the decision stays at the stated one)
-    batch_flip: str = ""              # page one: another batch would beat the recommendation
+    another: str = "Another batch"    # what the next two try: another batch (served work) or layout (training)
+    batches: str = ""                 # where another batch or layout would cost less (the decision stays as stated)
+    batch_flip: str = ""              # page one: another batch or layout would beat the recommendation
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label
                           value_words, verdict, why, workload_title)
 from ..format import aligned, human
 from ...narrative.memo import action, fallback, margin_words, reason, requirements
-from ...narrative.batches import batch_flip, batch_hints, batch_words
+from ...narrative.layouts import another
 from ...narrative.risks import risks
 from . import memo
 from .context import Decision, Table
@@ -49,7 +49,6 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
     sure = confidence(r, dec)
     sens = sensitivity(r, which) if sure is None else None     # ranges given: the draws say what moves it
     options, options_note = memo.options_table(r, dec, today)
-    hints = batch_hints(r, dec)                  # one engine run at the other batches, for both of its sentences
     return Decision(title, best.label if best else None, name, headline, objective_words(dec),
                     plain_title(r, best.workload if best and best.workload else wid), constraint, tuple(reasons),
                     table, note, fleet, "Fleet" if own is best else "Cheapest fleet held all month", sens,
@@ -57,8 +56,7 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
                     reason(r, dec, constraint), margin_words(r, dec), tuple(requirements(r, dec)),
                     sens.flips if sens else (), sens.more_flips if sens else "", options, options_note,
                     "; ".join(risks(r, dec, best, today)) if best else "", fallback(r, dec), sure,
-                    traffic_words(r, best.workload if best and best.workload else wid), batch_words(r, dec, hints),
-                    batch_flip(r, dec, hints))
+                    traffic_words(r, best.workload if best and best.workload else wid), *another(r, dec))
 
 
 def plain_title(r: Results, wid: str) -> str:

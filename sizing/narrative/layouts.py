@@ -1,0 +1,240 @@
+"""Another layout: where a training run would cost less laid out another way than the scenario states: other
+tensor-parallel ways, activations recomputed or not, more devices. The decision stays at the stated layout (a
+layout is the scenario's to choose: its runtime, its people's habits); these sentences say what another would
+change, and the alternative that ranks it.
+
+Each of the decided run's layouts (the workload's and each of its alternatives') is tried in one engine run: tensor
+ways 1, 2, 4 and 8 with recompute off and on at the devices the engine gives each, then the cheapest of those on
+each device at twice and four times its devices (a run freed of sharded weights or of recomputing for room can cost
+less on more devices). The stated layout is evaluated in the same run, so like is compared with like."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .. import alternatives
+from ..evaluate import Results, evaluate_once
+from ..render.format import human
+from ..results import Decision, Option
+from ..schema import Entity, Value
+from .batches import GAIN, SHOWN, batch_flip, batch_hints, batch_words
+from .common import shown_gap
+from .memo import option_words
+
+TENSOR = (1, 2, 4, 8)
+MORE = (2, 4)            # times the devices the engine gives the cheapest layout
+TIE = 0.005              # costs within 0.5 % are one cost: the layout that changes less is named
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A layout of the run (`run`: the workload or one of its alternatives) on one device."""
+
+    run: str                     # the workload's id or its alternative's
+    device: str
+    tensor: int
+    recompute: bool
+    devices: int | None          # None: the devices the engine gives
+    value: float | None = None   # its cost where it meets every requirement
+    count: int = 0               # the devices it takes
+    share: float = 0.0           # the share of layers recomputed to make room, recompute off
+
+    def changes(self, stated: Layout) -> dict[str, str]:
+        """What it changes against the stated layout, as the scenario language writes it."""
+        out = {}
+        if self.tensor != stated.tensor:
+            out["parallel"] = f"{{tensor: {self.tensor}}}"
+        if self.recompute != stated.recompute:
+            out["recompute"] = str(self.recompute).lower()
+        if self.devices is not None:
+            out["devices"] = f"{{{self.device}: {self.devices}}}"
+        return out
+
+
+@dataclass(frozen=True)
+class Hint:
+    better: Layout               # the cheapest layout on the device, or the first that meets every requirement
+    stated: Layout               # the layout as written, in the same engine run (value None: it fails)
+    alternative: str             # the run's alternative's id ("" for the workload as written)
+    given: dict[str, str]        # what that alternative sets, as written ({} for the workload)
+
+
+def layout_hints(r: Results, dec: Decision) -> list[Hint]:
+    """Per run and device, the cheapest layout when it costs GAIN less than the stated one or qualifies where that
+    does not; the cheapest first, at most SHOWN. Money objectives of a training workload only."""
+    scn = r.scenario
+    root = scn.workloads.get(dec.workload)
+    if root is None or root.get("kind") != "train" or dec.maximise or "USD" not in dec.unit:
+        return []
+    devices = list(dict.fromkeys(o.device for o in dec.options if o.variant == "fleet"))
+    runs = [root, *(w for w in alternatives.of(scn.workloads, root.id) if not w.automatic)]
+    stated = {(w.id, d): Layout(w.id, d, int(w.get("parallel.tensor") or 1), bool(w.get("recompute")), None)
+              for w in runs for d in devices}
+    first = [x for x in (Layout(w.id, d, t, rc, None) for w in runs for d in devices for t in TENSOR
+                         for rc in (False, True)) if splits(scn.workloads[x.run], x)]
+    tried = priced(r, dec, root, runs, [*stated.values(), *first])
+    cheapest = {}
+    for x in tried:
+        if x.value is not None and x.devices is None:
+            now = cheapest.get((x.run, x.device))
+            if now is None or x.value < now.value:
+                cheapest[(x.run, x.device)] = x
+    wider = [replace(x, devices=x.count * m, value=None) for x in cheapest.values() for m in MORE]
+    tried += priced(r, dec, root, runs, wider)
+    hints = []
+    for key, was in stated.items():
+        now = next(x for x in tried if (x.run, x.device) == key and x.devices is None
+                   and (x.tensor, x.recompute) == (was.tensor, was.recompute))
+        mine = [x for x in tried if (x.run, x.device) == key and x.value is not None]
+        if not mine:
+            continue
+        low = min(x.value for x in mine)
+        best = min((x for x in mine if x.value <= low * (1 + TIE)),
+                   key=lambda x: (len(x.changes(now)), x.count, x.value))
+        w = scn.workloads[key[0]]
+        ranked = {written_as(scn, x, best.device) for x in runs}       # an alternative that ranks it already
+        layout = (written_as(scn, w, best.device)[0], best.tensor, best.recompute,
+                  best.devices if best.devices is not None else pinned(w, best.device))
+        if layout not in ranked and (now.value is None or best.value < now.value * (1 - GAIN)):
+            given = {k: v.text for k, v in alternatives.given_by(scn.workloads, w).items() if k != "title"}
+            hints.append(Hint(best, now, w.alternative, given))
+    hints.sort(key=lambda h: h.better.value)
+    return hints[:SHOWN]
+
+
+def written_as(scn, w: Entity, device: str) -> tuple:
+    """A run's layout on `device` beside what it trains: the fields its alternative sets but tensor ways, recompute
+    and devices; its tensor ways, recompute and the devices it states (None: the engine gives them)."""
+    trains = tuple(sorted((k, str(v.value)) for k, v in alternatives.given_by(scn.workloads, w).items()
+                          if k not in ("title", "parallel.tensor", "recompute") and not k.startswith("devices")))
+    return trains, int(w.get("parallel.tensor") or 1), bool(w.get("recompute")), pinned(w, device)
+
+
+def pinned(w: Entity, device: str):
+    """The devices a run states for `device` (None: the engine gives them)."""
+    return w.get(f"devices.{device}", w.get("devices"))
+
+
+def splits(w: Entity, x: Layout) -> bool:
+    """Whether the run's devices split into the layout's tensor × pipeline ways (a run that states its data-parallel
+    ways states its whole layout: only its recompute is tried)."""
+    if w.has("parallel.data") and x.tensor != int(w.get("parallel.tensor") or 1):
+        return False
+    count = x.devices or w.get(f"devices.{x.device}", w.get("devices"))
+    return count is None or count % (x.tensor * int(w.get("parallel.pipeline") or 1)) == 0
+
+
+def priced(r: Results, dec: Decision, root: Entity, runs: list[Entity], layouts: list[Layout]) -> list[Layout]:
+    """`layouts` with their cost (None where a requirement fails) and devices, from one engine run of the scenario
+    with each as an alternative of the decided workload."""
+    scn = r.scenario
+    at = scn.decisions[r.decisions.index(dec)]
+    added: dict[str, tuple[Entity, dict[str, Value]]] = {}
+    for i, x in enumerate(layouts):
+        w = next(w for w in runs if w.id == x.run)
+        v = (lambda value, text: Value(value, "", text, scn.file, w.line, w.col, "another layout"))
+        given = {**alternatives.given_by(scn.workloads, w), "parallel.tensor": v(x.tensor, str(x.tensor)),
+                 "recompute": replace(v(x.recompute, str(x.recompute).lower()), unit=None)}
+        if x.devices is not None:
+            given[f"devices.{x.device}"] = v(x.devices, str(x.devices))
+        given.pop("title", None)
+        added[f"layout-{i}"] = (w, given)
+    values = dict(root.values)
+    for name, (_, given) in added.items():
+        values.update({f"alternatives.{name}.{k}": v for k, v in given.items()})
+    base = replace(root, values=values)
+    workloads = {root.id: base, **{f"{root.id}-{n}": alternatives.variant(base, n, g) for n, (_, g) in added.items()}}
+    out = evaluate_once(replace(scn, workloads=workloads, decisions=[at], sweep=None, uncertainty=None))
+    options = {(o.workload, o.device): o for o in out.decisions[0].options if o.variant == "fleet"}
+    priced_ = []
+    for i, x in enumerate(layouts):
+        o = options.get((f"{root.id}-layout-{i}", x.device))
+        got = out.pair(f"{root.id}-layout-{i}", x.device).values
+        count, share = got.get("devices"), got.get("recompute_share")
+        ok = o is not None and o.passes and o.value is not None
+        priced_.append(replace(x, value=o.value if ok else None, count=int(count) if isinstance(count, float) else 0,
+                               share=share if isinstance(share, float) and 0 < share <= 1 else 0.0))
+    return priced_
+
+
+def written(h: Hint) -> str:
+    """The alternative that ranks the hint's layout, as the scenario language writes it:
+    'tp4-no-recompute: {parallel: {tensor: 4}, recompute: false}'."""
+    changes = h.better.changes(h.stated)
+    name = [h.alternative] if h.alternative else []
+    name += [f"tp{h.better.tensor}"] if "parallel" in changes else []
+    name += [("recompute" if h.better.recompute else "no-recompute")] if "recompute" in changes else []
+    name += [f"{h.better.devices}-devices"] if "devices" in changes else []
+    fields = {**h.given, **changes}
+    return f"{'-'.join(name)}: {{{', '.join(f'{k}: {v}' for k, v in fields.items())}}}"
+
+
+def phrase(h: Hint) -> str:
+    """What the layout changes, in words: 'tensor 4, recompute off, 60 devices'; 'recompute off (12 % of the layers
+    recomputed to make room)'."""
+    b, changes = h.better, h.better.changes(h.stated)
+    room = f" ({b.share * 100:.0f} % of the layers recomputed to make room)" if b.share and not b.recompute else ""
+    parts = [f"tensor {b.tensor}"] if "parallel" in changes else []
+    parts += [f"recompute {'on' if b.recompute else 'off'}{room}"] if "recompute" in changes else []
+    parts += [f"{b.devices} devices"] if "devices" in changes else []
+    return ", ".join(parts)
+
+
+def run_name(r: Results, h: Hint) -> str:
+    """The device, and what the run's alternative changes as the options are named: 'Instinct MI300X (method lora,
+    trainable 1 %)'."""
+    return option_words(r, Option(h.better.device, None, (), None, workload=h.stated.run, alternative=h.alternative))
+
+
+def layout_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:
+    """'The run is laid out with tensor 8, recompute on. With recompute off the Instinct MI300X would cost $936
+    ($256 less than as written, $1,192); ... That beats the recommendation ($948): rank it before deciding. To rank
+    one, add it as an alternative of the workload: alternatives: {no-recompute: {recompute: false}}.' '' when no
+    other layout does better. `hints`: layout_hints' answer where the caller has it."""
+    hints = layout_hints(r, dec) if hints is None else hints
+    if not hints:
+        return ""
+    parts = []
+    for h in hints:
+        cost = human(h.better.value, dec.unit)
+        if h.stated.value is not None:
+            parts.append(f"with {phrase(h)} the {run_name(r, h)} would cost {cost} "
+                         f"({shown_gap(h.stated.value, h.better.value, dec.unit)} less than as written, "
+                         f"{human(h.stated.value, dec.unit)})")
+        else:
+            parts.append(f"with {phrase(h)} the {run_name(r, h)} would meet every requirement, at {cost}")
+    first = min(hints, key=lambda h: h.better.value)
+    best = dec.best
+    verdict = "" if best is None or best.value is None else (
+        f" That beats the recommendation ({human(best.value, dec.unit)}): rank it before deciding."
+        if first.better.value < best.value else
+        f" None of these beats the recommendation ({human(best.value, dec.unit)}).")
+    s = first.stated
+    text = "; ".join(parts)
+    return (f"The run is laid out with tensor {s.tensor}, recompute {'on' if s.recompute else 'off'}. "
+            f"{text[0].upper()}{text[1:]}.{verdict} To rank one, add it as an alternative of the workload: "
+            f"alternatives: {{{written(first)}}}.")
+
+
+def layout_flip(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:
+    """Page one's line where another layout would beat the recommendation: 'Instinct MI300X with recompute off:
+    $936, $12 less than this; rank it before signing.' '' otherwise."""
+    best = dec.best
+    hints = [h for h in (layout_hints(r, dec) if hints is None else hints)
+             if best is not None and best.value is not None and h.better.value < best.value]
+    if not hints:
+        return ""
+    h = min(hints, key=lambda h: h.better.value)
+    return (f"{run_name(r, h)} with {phrase(h)}: {human(h.better.value, dec.unit)}, "
+            f"{shown_gap(best.value, h.better.value, dec.unit)} less than this; rank it before signing.")
+
+
+def another(r: Results, dec: Decision) -> tuple[str, str, str]:
+    """What the decision would gain set up another way, for the report: ('Another layout', the sentences, page
+    one's line) for a training run, ('Another batch', ...) for served work; one engine run for both sentences."""
+    w = r.scenario.workloads.get(dec.workload)
+    if w is not None and w.get("kind") == "train":
+        hints = layout_hints(r, dec)
+        return "Another layout", layout_words(r, dec, hints), layout_flip(r, dec, hints)
+    found = batch_hints(r, dec)
+    return "Another batch", batch_words(r, dec, found), batch_flip(r, dec, found)

@@ -1,0 +1,120 @@
+"""Another layout: where a training run would cost less laid out another way (tensor ways, recompute, more devices)
+than the scenario states. A new user found 32 H100s cheaper than the tool's 16 by hand; the tool said nothing. Each
+hint is checked against the engine on the scenario with the alternative the hint says to add."""
+
+import re
+
+import pytest
+import yaml
+
+from helpers import ROOT, results_of
+
+from sizing.evaluate import evaluate
+from sizing.narrative.layouts import another, layout_hints, layout_words, written
+from sizing.render.table import render
+from sizing.scenario import load_scenario_bytes
+
+
+def with_alternative(name: str, workload: str, alternative: str):
+    """The shipped scenario with `alternative` ('id: {fields}', as a hint writes it) added to the workload."""
+    data = yaml.safe_load((ROOT / "scenarios" / f"{name}.yaml").read_text())
+    data["workloads"][workload].setdefault("alternatives", {}).update(yaml.safe_load(alternative))
+    scn, problems = load_scenario_bytes(yaml.safe_dump(data, sort_keys=False).encode(), "s.yaml")
+    assert scn is not None and not problems, problems
+    return evaluate(scn)
+
+
+@pytest.mark.parametrize("name", ["pretrain-deadline", "finetune-approach"])
+def test_each_hint_is_the_engine_with_the_alternative_it_says_to_add(name):
+    r = results_of(name)
+    hints = layout_hints(r, r.decision)
+    assert hints and [h.better.value for h in hints] == sorted(h.better.value for h in hints)
+    for h in hints:
+        again = with_alternative(name, r.decision.workload, written(h))
+        alt = written(h).split(":", 1)[0]
+        option = next(o for o in again.decision.options if o.device == h.better.device and o.alternative == alt
+                      and o.variant == "fleet")
+        assert option.passes and option.value == pytest.approx(h.better.value, rel=1e-9)
+        assert h.stated.value is None or h.better.value < 0.95 * h.stated.value
+        stated = next(o for o in r.decision.options if o.device == h.better.device and o.variant == "fleet"
+                      and o.alternative == h.alternative)
+        assert stated.value == pytest.approx(h.stated.value, rel=1e-9)      # like with like: the same run
+        # once added, the alternative is ranked, and not suggested again
+        assert all(written(g) != written(h) for g in layout_hints(again, again.decision))
+
+
+def test_pretrain_deadline_costs_a_quarter_less_on_one_tensor_way_without_recompute():
+    """An 8B model needs neither tensor parallelism nor recompute on a 180 GB B200: the stated tensor 2 and recompute
+    cost 38 % more (a third more arithmetic, and the tensor-parallel all-reduces)."""
+    r = results_of("pretrain-deadline")
+    hints = {h.better.device: h for h in layout_hints(r, r.decision)}
+    b200 = hints["b200"]
+    assert (b200.better.tensor, b200.better.recompute, b200.better.devices) == (1, False, None)
+    assert (b200.stated.tensor, b200.stated.recompute) == (2, True)
+    assert b200.better.count == 21 and b200.stated.count == 30
+    assert written(b200) == "tp1-no-recompute: {parallel: {tensor: 1}, recompute: false}"
+    words = layout_words(r, r.decision)
+    assert words.startswith("The run is laid out with tensor 2, recompute on. With tensor 1, recompute off the B200 "
+                            "SXM 180GB would cost $56,198 ($21,162 less than as written, $77,360);")
+    assert words.endswith("That beats the recommendation ($77,360): rank it before deciding. To rank one, add it as "
+                          "an alternative of the workload: alternatives: {tp1-no-recompute: {parallel: {tensor: 1}, "
+                          "recompute: false}}.")
+    assert "with tensor 1, recompute off (9 % of the layers recomputed to make room) the H100 SXM5 80GB would cost " \
+        "$85,234" in words
+    for cost, less, was in re.findall(r"would cost \$([\d,]+) \(\$([\d,]+) less than as written, \$([\d,]+)\)", words):
+        assert abs(int(cost.replace(",", "")) + int(less.replace(",", "")) - int(was.replace(",", ""))) <= 1
+    what, _, flip = another(r, r.decision)
+    assert what == "Another layout" and flip == ("B200 SXM 180GB with tensor 1, recompute off: $56,198, $21,162 less "
+                                                 "than this; rank it before signing.")
+
+
+def test_an_alternative_is_laid_out_anew_and_more_devices_are_tried():
+    r = results_of("finetune-approach")
+    hints = layout_hints(r, r.decision)
+    lora = hints[0]          # LoRA on the MI300X, recommended as written, costs 27 % less without recompute
+    assert (lora.alternative, lora.better.device, lora.better.recompute) == ("lora", "mi300x", False)
+    assert lora.given == {"method": "lora", "trainable": "1 %"}
+    assert written(lora) == "lora-no-recompute: {method: lora, trainable: 1 %, recompute: false}"
+
+
+def test_more_devices_are_tried_where_they_free_the_run_of_recomputing():
+    """Full fine-tuning of a 70B model on H100s without recompute: on the 24 devices the deadline needs it must still
+    recompute 96 % of its layers to keep the weights whole; on 48 it need not, and costs 22 % less."""
+    text = (ROOT / "scenarios" / "finetune-approach.yaml").read_text()
+    text = text.replace("  mi300x: {from: amd-mi300x, price: 1.85 USD/hour}\n", "").replace(
+        "    alternatives:\n      lora: {method: lora, trainable: 1 %, title: LoRA adapters (1 % of the parameters "
+        "trained)}\n", "")
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None and not problems, problems
+    r = evaluate(scn)
+    [h] = layout_hints(r, r.decision)
+    assert (h.better.tensor, h.better.recompute, h.better.devices, h.better.share) == (8, False, 48, 0.0)
+    assert h.stated.count == 16 and round(h.stated.value) == 2055 and round(h.better.value) == 1599
+    assert written(h) == "no-recompute-48-devices: {recompute: false, devices: {h100: 48}}"
+    assert layout_words(r, r.decision).startswith("The run is laid out with tensor 8, recompute on. With recompute "
+                                                  "off, 48 devices the H100 SXM5 80GB would cost $1,599 ($456 less "
+                                                  "than as written, $2,055).")
+
+
+def test_the_stated_layout_at_its_cheapest_gets_no_hint_and_served_work_gets_batches():
+    text = (ROOT / "scenarios" / "pretrain-deadline.yaml").read_text()
+    text = text.replace("recompute: true", "recompute: false").replace("parallel: {tensor: 2}", "parallel: {tensor: 1}")
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    r = evaluate(scn)
+    assert [h for h in layout_hints(r, r.decision) if h.better.device == "b200"] == []
+    chat = results_of("chat-70b-fp8")
+    assert layout_hints(chat, chat.decision) == [] and another(chat, chat.decision)[0] == "Another batch"
+
+
+def test_the_terminal_and_page_one_say_it():
+    r = results_of("pretrain-deadline")
+    out = render(r, 120)
+    assert "  another layout: The run is laid out with tensor 2, recompute on." in out
+    assert "another layout" not in out.split("recommendation: b200", 1)[0]     # under the decision it is about
+
+
+def test_the_glossary_says_what_a_layout_is():
+    from sizing.narrative.glossary import terms_in
+    found = dict(terms_in("Another layout: B200 SXM 180GB with tensor 1, recompute off"))
+    assert found["layout (of a training run)"].startswith("how a run is split over its devices: its tensor ways")
+    assert "recompute (activation checkpointing)" in found
