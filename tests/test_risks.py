@@ -62,7 +62,7 @@ decision: {objective: monthly_cost}
     int8 = lines("int8")
     # the fleet held for the peak of 20 requests/s (prefill of 2,000-token prompts) moves with the INT8 rate; on
     # demand, the one replica a live service keeps serves the average whatever the rate
-    assert "1 unverified figure bears on it (compute.int8: INT8 dense from computed tables)" in int8["l40s"]
+    assert "1 unverified figure bears on it (its INT8 peak compute rate: INT8 dense from computed tables)" in int8["l40s"]
     assert "INT8" not in int8["l40s busy hours"]
 
 
@@ -71,7 +71,7 @@ def test_a_memory_doubt_bears_on_the_run_that_fills_the_memory_not_on_the_one_th
     from the deadline; a single MI300X replica's interconnect bears on neither serving option of chat-70b-fp8."""
     r = results_of("finetune-approach")
     by_id = {o.id: "; ".join(risks(r, r.decision, o, TODAY)) for o in r.decision.options}
-    assert "memory: ROCm docs list memory as 192 GiB" in by_id["mi300x"]
+    assert "its memory size: ROCm docs list memory as 192 GiB" in by_id["mi300x"]
     assert "memory: ROCm docs list memory as 192 GiB" not in by_id["mi300x lora"]
     chat = results_of("chat-70b-fp8")
     mi300x = next(o for o in chat.decision.options if o.id == "mi300x")
@@ -84,10 +84,13 @@ def test_a_field_whose_source_is_marked_unverified_is_a_note_too():
     r = results_of("finetune-approach")
     lora = next(o for o in r.decision.options if o.id == "mi300x lora")
     line = "; ".join(risks(r, r.decision, lora, TODAY))
-    assert "interconnect.latency: the NVLink per-step figure applied" in line       # its source's first clause
+    # its source's first clause, the field in words (a signer read 'interconnect.latency: the NVLink per-step figure
+    # applied' on page one of an AMD recommendation)
+    assert "its scale-up fabric latency per collective step: NVIDIA's NVLink figure borrowed, 3 us a step" in line
     # the bandwidth's source is the AMD white paper, read per direction and supported by a measurement: inferred,
     # not unverified (a signer found 'analyst sources' on page one and the white paper in the inputs table)
-    assert "1 unverified figure bears on it (interconnect.latency: the NVLink per-step figure applied)" in line
+    assert "1 unverified figure bears on it (its scale-up fabric latency per collective step: NVIDIA's NVLink " \
+        "figure borrowed, 3 us a step)" in line
     # the catalog has no MI300X training run: its speed is the GPUs' default (a signer asked what 'family' meant)
     assert line.endswith("no published run: speed estimated from other GPUs' runs; data loading, checkpoints, "
                          "failures and restarts are not counted: book time and money beyond the run's")

@@ -77,7 +77,8 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "one update of the weights, after the sequences of one batch"),
     ("recompute (activation checkpointing)", r"recomput\w*",
      "keeping fewer activations and computing them again in the backward pass: less memory for more arithmetic "
-     "(a third more where every layer is recomputed)"),
+     "(recompute on: every layer, a third more; selective recompute of the attention alone, a few percent more, is "
+     "not modelled)"),
     ("scale-up domain (server)", r"scale-up domains?",
      "the devices joined by the fast interconnect, typically one server of 8 GPUs; beyond it they talk over the "
      "slower network"),

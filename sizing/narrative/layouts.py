@@ -38,6 +38,8 @@ class Layout:
     value: float | None = None   # its cost where it meets every requirement
     count: int = 0               # the devices it takes
     share: float = 0.0           # the share of layers recomputed to make room, recompute off
+    sharded: bool = False        # its weights sharded too (ZeRO-3, FSDP)
+    duration: float = 0.0        # its training time, s
 
     def changes(self, stated: Layout) -> dict[str, str]:
         """What it changes against the stated layout, as the scenario language writes it."""
@@ -150,34 +152,42 @@ def priced(r: Results, dec: Decision, root: Entity, runs: list[Entity], layouts:
     for i, x in enumerate(layouts):
         o = options.get((f"{root.id}-layout-{i}", x.device))
         got = out.pair(f"{root.id}-layout-{i}", x.device).values
-        count, share = got.get("devices"), got.get("recompute_share")
+        count, share, took = got.get("devices"), got.get("recompute_share"), got.get("duration")
         ok = o is not None and o.passes and o.value is not None
         priced_.append(replace(x, value=o.value if ok else None, count=int(count) if isinstance(count, float) else 0,
-                               share=share if isinstance(share, float) and 0 < share <= 1 else 0.0))
+                               share=share if isinstance(share, float) and 0 < share <= 1 else 0.0,
+                               sharded=got.get("weights_sharded") is True,
+                               duration=took if isinstance(took, float) else 0.0))
     return priced_
 
 
 def written(h: Hint) -> str:
     """The alternative that ranks the hint's layout, as the scenario language writes it:
-    'tp4-no-recompute: {parallel: {tensor: 4}, recompute: false}'."""
+    'tp4-no-recompute: {parallel: {tensor: 4}, recompute: false}'; more devices name the device
+    ('no-recompute-48-h100: {recompute: false, devices: {h100: 48}}')."""
     changes = h.better.changes(h.stated)
     name = [h.alternative] if h.alternative else []
     name += [f"tp{h.better.tensor}"] if "parallel" in changes else []
     name += [("recompute" if h.better.recompute else "no-recompute")] if "recompute" in changes else []
-    name += [f"{h.better.devices}-devices"] if "devices" in changes else []
+    name += [f"{h.better.devices}-{h.better.device}"] if "devices" in changes else []
     fields = {**h.given, **changes}
     return f"{'-'.join(name)}: {{{', '.join(f'{k}: {v}' for k, v in fields.items())}}}"
 
 
 def phrase(h: Hint) -> str:
-    """What the layout changes, in words: 'tensor 4, recompute off, 60 devices'; 'recompute off (12 % of the layers
-    recomputed to make room)'."""
+    """What the layout changes, in words: 'tensor 4, recompute off'; 'recompute off (12 % of the layers recomputed
+    to make room)', 'recompute off (its weights sharded to make room)'."""
     b, changes = h.better, h.better.changes(h.stated)
-    room = f" ({b.share * 100:.0f} % of the layers recomputed to make room)" if b.share and not b.recompute else ""
+    room = "" if b.recompute else " (its weights sharded to make room)" if b.sharded else \
+        f" ({b.share * 100:.0f} % of the layers recomputed to make room)" if b.share else ""
     parts = [f"tensor {b.tensor}"] if "parallel" in changes else []
     parts += [f"recompute {'on' if b.recompute else 'off'}{room}"] if "recompute" in changes else []
-    parts += [f"{b.devices} devices"] if "devices" in changes else []
-    return ", ".join(parts)
+    return ", ".join(parts) or "more devices"
+
+
+def took(x: Layout) -> str:
+    """'21 devices for 29.73 days'."""
+    return f"{x.count} device{'' if x.count == 1 else 's'} for {human(x.duration, 's', 'days')}"
 
 
 def run_name(r: Results, h: Hint) -> str:
@@ -187,10 +197,11 @@ def run_name(r: Results, h: Hint) -> str:
 
 
 def layout_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:
-    """'The run is laid out with tensor 8, recompute on. With recompute off the Instinct MI300X would cost $936
-    ($256 less than as written, $1,192); ... That beats the recommendation ($948): rank it before deciding. To rank
-    one, add it as an alternative of the workload: alternatives: {no-recompute: {recompute: false}}.' '' when no
-    other layout does better. `hints`: layout_hints' answer where the caller has it."""
+    """'As the scenario states it, the run uses tensor 2 with recompute on. With tensor 1, recompute off the B200 SXM
+    180GB would take 21 devices for 29.73 days and cost $56,198 ($21,162 less than as stated: 30 devices for 28.65
+    days, $77,360); ... The first beats the recommendation ($77,360): rank it before deciding. To rank them, add
+    them as alternatives of the workload: alternatives: {tp1-no-recompute: {parallel: {tensor: 1}, recompute:
+    false}}.' '' when no other layout does better. `hints`: layout_hints' answer where the caller has it."""
     hints = layout_hints(r, dec) if hints is None else hints
     if not hints:
         return ""
@@ -198,35 +209,45 @@ def layout_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> 
     for h in hints:
         cost = human(h.better.value, dec.unit)
         if h.stated.value is not None:
-            parts.append(f"with {phrase(h)} the {run_name(r, h)} would cost {cost} "
-                         f"({shown_gap(h.stated.value, h.better.value, dec.unit)} less than as written, "
-                         f"{human(h.stated.value, dec.unit)})")
+            parts.append(f"with {phrase(h)} the {run_name(r, h)} would take {took(h.better)} and cost {cost} "
+                         f"({shown_gap(h.stated.value, h.better.value, dec.unit)} less than as stated: "
+                         f"{took(h.stated)}, {human(h.stated.value, dec.unit)})")
         else:
-            parts.append(f"with {phrase(h)} the {run_name(r, h)} would meet every requirement, at {cost}")
-    first = min(hints, key=lambda h: h.better.value)
+            parts.append(f"with {phrase(h)} the {run_name(r, h)} would meet every requirement, on "
+                         f"{took(h.better)}, at {cost}")
     best = dec.best
+    beat = sum(best is not None and best.value is not None and h.better.value < best.value for h in hints)
+    who = "It" if len(hints) == 1 else {1: "The first", 2: "The first two"}.get(beat, "All three")
     verdict = "" if best is None or best.value is None else (
-        f" That beats the recommendation ({human(best.value, dec.unit)}): rank it before deciding."
-        if first.better.value < best.value else
-        f" None of these beats the recommendation ({human(best.value, dec.unit)}).")
-    s = first.stated
+        f" {who} beat{'s' if beat == 1 else ''} the recommendation ({human(best.value, dec.unit)}): rank "
+        f"{'it' if beat == 1 else 'them'} before deciding." if beat else
+        f" {'It does' if len(hints) == 1 else 'None of these does'} not beat the recommendation "
+        f"({human(best.value, dec.unit)}).")
+    s = hints[0].stated
+    added = dict(written(h).split(": ", 1) for h in hints)            # one alternative may rank several devices
     text = "; ".join(parts)
-    return (f"The run is laid out with tensor {s.tensor}, recompute {'on' if s.recompute else 'off'}. "
-            f"{text[0].upper()}{text[1:]}.{verdict} To rank one, add it as an alternative of the workload: "
-            f"alternatives: {{{written(first)}}}.")
+    own = " (beside the alternatives it has)" if any(h.given for h in hints) or alternatives.of(
+        r.scenario.workloads, dec.workload) else ""
+    rank = (f"To rank {'it' if len(hints) == 1 else 'them'}, add one alternative to the workload{own}"
+            if len(added) == 1 else f"To rank them, add these alternatives to the workload{own}")
+    return (f"As the scenario states it, the run uses tensor {s.tensor} with recompute {'on' if s.recompute else 'off'}"
+            f". {text[0].upper()}{text[1:]}.{verdict} {rank}: alternatives: "
+            f"{{{', '.join(f'{k}: {v}' for k, v in added.items())}}}.")
 
 
 def layout_flip(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:
-    """Page one's line where another layout would beat the recommendation: 'Instinct MI300X with recompute off:
-    $936, $12 less than this; rank it before signing.' '' otherwise."""
+    """Page one's line where another layout would beat the recommendation: 'B200 SXM 180GB with tensor 1, recompute
+    off: 21 devices for 29.73 days, $56,198, $21,162 less than the $77,360 recommended; rank it before signing.' ''
+    otherwise."""
     best = dec.best
     hints = [h for h in (layout_hints(r, dec) if hints is None else hints)
              if best is not None and best.value is not None and h.better.value < best.value]
     if not hints:
         return ""
     h = min(hints, key=lambda h: h.better.value)
-    return (f"{run_name(r, h)} with {phrase(h)}: {human(h.better.value, dec.unit)}, "
-            f"{shown_gap(best.value, h.better.value, dec.unit)} less than this; rank it before signing.")
+    return (f"{run_name(r, h)} with {phrase(h)}: {took(h.better)}, {human(h.better.value, dec.unit)}, "
+            f"{shown_gap(best.value, h.better.value, dec.unit)} less than the {human(best.value, dec.unit)} "
+            "recommended; rank it before signing.")
 
 
 def another(r: Results, dec: Decision) -> tuple[str, str, str]:

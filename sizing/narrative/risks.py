@@ -15,7 +15,7 @@ from ..evaluate import Results, decide_each
 from ..language.hardware import DEVICE_FIELDS
 from ..results import Decision, Option
 from .margin import own_runs
-from .memo import count
+from .memo import count, input_words, short_name
 from .training import filled
 
 DATE = re.compile(r"\b(20\d\d)(?:-(\d\d))?(?:-(\d\d))?\b")
@@ -62,7 +62,7 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
             out.append("illustrative device")
         unverified = unverified_notes(r, dec, o)
         if unverified:
-            named = f" ({'; '.join(unverified)})" if detail else ""
+            named = f" ({'; '.join(in_words(r, o.device, n) for n in unverified)})" if detail else ""
             out.append(f"{count(len(unverified), 'unverified figure')} {'bears' if len(unverified) == 1 else 'bear'} "
                        f"on it{named}")
         runs = own_runs(r, dec, o)
@@ -152,6 +152,19 @@ TIGHT = 0.80             # a training run filling this share of its usable memor
 
 FAMILY = {"gpu": "GPUs", "tpu": "TPUs", "cpu": "CPUs", "accelerator": "accelerators", "npu": "NPUs"}
 SOURCES, UNVERIFIED = "field_sources.", "unverified: "      # a field's source marked unverified is a note too
+
+
+def in_words(r: Results, did: str, note: str) -> str:
+    """An unverified note with the fields it is about in words where they are inputs ('its scale-up fabric latency
+    per collective step: ...' for 'interconnect.latency: ...')."""
+    paths = scoped_paths(note)
+    keys = [f"device.{did}.{p}" for p in paths]
+    if not paths or not all(k in r.inputs for k in keys):
+        return note
+    words = [input_words(r, k).removeprefix(f"the {short_name(r, did)} ") for k in keys]
+    words = [f"{p.split('.')[1].upper()} {w}" if p.startswith("compute.") and p.count(".") == 1 else w
+             for p, w in zip(paths, words)]                  # 'INT8 peak compute rate'
+    return f"its {', '.join(words)}: {note.partition(': ')[2]}"
 
 
 def first_clause(text: str) -> str:

@@ -130,7 +130,22 @@ def environment():
     env = Environment(loader=FileSystemLoader(template_dir()), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["kept_tail"] = kept_tail
+    env.filters["scenario_code"] = scenario_code
     return env
+
+
+ALTERNATIVE = re.compile(r"[a-z0-9][\w-]*: \{(?:[^{}]|\{[^{}]*\})*\}")      # 'tp1-no-recompute: {parallel: {..}, ..}'
+
+
+def scenario_code(text: str):
+    """A sentence ending in the alternatives to add ('... alternatives: {tp1: {parallel: {tensor: 1}}}.') with each
+    alternative set as code on one line: a line broken at the hyphen of 'lora-no-recompute' is copied as two keys."""
+    from markupsafe import Markup, escape
+    head, sep, tail = str(text).partition("alternatives: {")
+    if not sep:
+        return escape(text)
+    items = ALTERNATIVE.sub(lambda m: f'<code class="nw">{m.group(0)}</code>', str(escape(tail)))
+    return Markup(f'{escape(head)}<code>alternatives:</code> {{{items}')
 
 
 TAIL = 16       # characters: a heading's last words kept together on one line, at least this many
