@@ -128,3 +128,14 @@ def test_the_glossary_says_what_a_layout_is():
     found = dict(terms_in("Another layout: B200 SXM 180GB with tensor 1, recompute off"))
     assert found["layout (of a training run)"].startswith("how a run is split over its devices: its tensor ways")
     assert "recompute (activation checkpointing)" in found
+
+
+def test_the_options_table_names_the_workload_as_written_beside_its_alternative():
+    """A signer found '2 Instinct MI300X' in the options table where page one said 'Instinct MI300X (method full)'."""
+    from datetime import date
+    from sizing.render.report.memo import options_table
+    r = results_of("finetune-approach")
+    table, _ = options_table(r, r.decision, date(2026, 12, 7))
+    names = [row[1].split("\n")[0] for row in table.rows]
+    assert names == ["Instinct MI300X (method lora, trainable 1 %)", "Instinct MI300X (method full)",
+                     "H100 SXM5 80GB (method lora, trainable 1 %)", "H100 SXM5 80GB (method full)"]

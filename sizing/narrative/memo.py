@@ -105,11 +105,11 @@ def alternative_phrase(r: Results, o: Option) -> str:
     return ", ".join(parts) if 0 < len(parts) <= 3 else o.alternative
 
 
-def beside(r: Results, o: Option, other: Option) -> str:
+def beside(r: Results, o: Option, other: Option, short: bool = False) -> str:
     """An option named beside an alternative on its own device: a base option adds its own values of the fields the
     alternative changes ('Instinct MI300X (method full)' beside '... (method lora, trainable 1 %)'), where it states
-    them; any other option is named as ever."""
-    name = option_words(r, o)
+    them; any other option is named as ever (`short`: as a table names it)."""
+    name = option_words(r, o, short)
     if o.alternative or not other.alternative or o.device != other.device or o.variant != other.variant:
         return name
     base, alt = r.scenario.workloads.get(o.workload), r.scenario.workloads.get(other.workload)

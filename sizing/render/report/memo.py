@@ -8,7 +8,7 @@ from datetime import date
 from ...decide import pair_of
 from ...evaluate import Results
 from ...narrative import objective_words, option_tag, rate, show, value_words
-from ...narrative.memo import Money, money_of, option_words
+from ...narrative.memo import Money, beside, money_of, option_words
 from ...narrative.risks import risks
 from ...results import Decision, Option
 from ... import currency
@@ -97,6 +97,12 @@ def meets(r: Results, dec: Decision, o: Option) -> str:
     return "yes" if o.passes else f"no: {SHORT_FAILURE.get(option_tag(r, dec, o), 'fails a requirement')}"
 
 
+def alternative_of(dec: Decision, o: Option) -> Option:
+    """An alternative's option on the same device, paid the same way, that the option is named beside (itself where
+    none): the workload as written then says what it keeps ('Instinct MI300X (method full)')."""
+    return next((x for x in dec.options if x.alternative and x.device == o.device and x.variant == o.variant), o)
+
+
 def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
     """Every option with its money on a stated basis (one format per column, the unit in the header), whether it
     meets the requirements, and its risks."""
@@ -106,8 +112,8 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
     same = len(horizons) <= 1
     mark = next((i for i, o in enumerate(dec.options) if o.id == dec.recommendation), None)
     ranks = [str(o.rank) if o.rank else "–" for o in dec.options]
-    names = [f"{option_words(r, o, short=True).removesuffix(', on demand')}\n{basis_text(r, dec, o, m)}"
-             for o, m in zip(dec.options, ms)]
+    names = [f"{beside(r, o, alternative_of(dec, o), short=True).removesuffix(', on demand')}\n"
+             f"{basis_text(r, dec, o, m)}" for o, m in zip(dec.options, ms)]
     devices = count_column([peak_devices(r, dec, o, m) for o, m in zip(dec.options, ms)])
     verdicts = [meets(r, dec, o) for o in dec.options]
     risk = ["; ".join(risks(r, dec, o, today, detail=False)) or "–" for o in dec.options]
