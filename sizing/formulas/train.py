@@ -3,12 +3,12 @@
 from .common import (ATTENTION_FLOP, COMPUTE_PASSES, FLOP_PER_PARAM_TOKEN, NO_FABRIC, NO_PRICE,
                      PASS_FLOP_PER_PARAM_TOKEN, RECOMPUTED_PASSES, TOKEN, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN,
                      after_reserve, plus, used_parameters, without_fabric)
-from .expr import ceil, constant, first_present, if_given, max_present, maximum, nothing, sum_present, where
+from .expr import Const, ceil, constant, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
-from .train_layout import (BYTE, communication_at, data_parallel_at, deadline_count, gradient_sync_at, kept_per_token,
-                           memory_whole, micro_batches_at, overhead_for_deadline, recompute_share, recompute_time_at,
-                           reduce_for_deadline, sequences_in_flight, shard, sharded_at, tensor_parallel_at,
-                           weight_gather_at, whole_replicas)
+from .train_layout import (BYTE, data_parallel_at, deadline_count, exposed, forward_time_at, kept_per_token, known,
+                           memory_whole, micro_batches_at, overhead_for_deadline, recompute_share, reduce_for_deadline,
+                           reduce_once_at, sequences_in_flight, shard, sharded_parts_at, tensor_parallel_at,
+                           whole_replicas)
 
 
 LOGIT_BYTES = constant("logit_bytes", 4, "byte", "bytes per logit kept for the loss (32-bit)")
@@ -240,41 +240,83 @@ def tr_recompute_share(q):
     return recompute_share(q, q.memory_weights_whole)
 
 
+@quantity("train", "forward_time", "s", "per optimizer step, the forward pass: 1/3 of the step's compute on the "
+          "devices used (the backward pass is the other 2/3)", display="s", label="Forward pass per step")
+def tr_forward_time(q):
+    return forward_time_at(q, q.devices)
+
+
+@quantity("train", "gradient_all_reduce_time", "s",
+          "per optimizer step with the weights kept whole: one ring all-reduce over the data-parallel ways of the "
+          "16-bit gradients of the trained parameters on one tensor × pipeline shard", display="s", warn=NO_FABRIC,
+          warn_on=("interconnect_bandwidth",), label="Gradient all-reduce per step, weights whole")
+def tr_gradient_all_reduce(q):
+    if (absent := without_fabric(q)) is not None:
+        return absent
+    return reduce_once_at(q, q.devices)
+
+
+@quantity("train", "sharded_reduce_time", "s",
+          "per optimizer step were the weights sharded: each micro-batch reduce-scatters the gradients of the "
+          "shard, layer by layer", display="s", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",),
+          label="Gradient reduce-scatters per step, weights sharded")
+def tr_sharded_reduce(q):
+    if (absent := without_fabric(q)) is not None:
+        return absent
+    return sharded_parts_at(q, q.devices)[0]
+
+
+@quantity("train", "sharded_gather_time", "s",
+          "per optimizer step were the weights sharded: each micro-batch all-gathers every layer's weights of the "
+          "shard twice, for the forward and the backward pass", display="s", warn=NO_FABRIC,
+          warn_on=("interconnect_bandwidth",), label="Weight gathers per step, weights sharded")
+def tr_sharded_gather(q):
+    if (absent := without_fabric(q)) is not None:
+        return absent
+    return sharded_parts_at(q, q.devices)[1]
+
+
 @quantity("train", "weights_sharded", "", "the weights are sharded too (ZeRO-3, FSDP) and gathered for every "
           "micro-batch: where whole weights do not fit and recomputing layers cannot make room, or would cost more "
           "time than the gathers compute does not hide", label="Weights sharded (ZeRO-3, FSDP)", type="check")
 def tr_weights_sharded(q):
-    return sharded_at(q, q.devices, q.recompute_share)
+    if q.text("recompute") == "yes":            # nothing left to recompute
+        return q.memory_weights_whole > q.usable_memory
+    if without_fabric(q) is not None:           # the gathers cannot be timed: recompute where it makes room
+        return q.recompute_share > 1
+    fwd, share = q.forward_time, q.recompute_share
+    cheaper = exposed(fwd, q.sharded_reduce_time, q.sharded_gather_time) < \
+        share * fwd + exposed(fwd, q.gradient_all_reduce_time, Const(0, "s"))
+    return where(share <= 0, Const(False), where(share > 1, Const(True), cheaper))
 
 
 @quantity("train", "gradient_sync_time", "s",
-          "per optimizer step: where the weights are whole, a ring all-reduce over the data-parallel ways of the "
-          "16-bit gradients of the trained parameters on one tensor × pipeline shard; where they are sharded, a "
-          "reduce-scatter of them for each micro-batch, layer by layer", display="s", warn=NO_FABRIC,
-          warn_on=("interconnect_bandwidth",), label="Gradient reduction per step")
+          "per optimizer step: the gradient all-reduce where the weights are whole, the reduce-scatters where they "
+          "are sharded", display="s", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",),
+          label="Gradient reduction per step")
 def tr_gradient_sync(q):
     if (absent := without_fabric(q)) is not None:
         return absent
-    return gradient_sync_at(q, q.devices, q.weights_sharded)
+    return where(known(q.weights_sharded), q.sharded_reduce_time, q.gradient_all_reduce_time)
 
 
-@quantity("train", "weight_gather_time", "s",
-          "per optimizer step where the weights are sharded: each micro-batch all-gathers every layer's weights of "
-          "the shard twice, for the forward and the backward pass; 0 where they are whole",
-          display="s", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",), label="Weight gathers per step")
+@quantity("train", "weight_gather_time", "s", "per optimizer step: the weight gathers where the weights are "
+          "sharded; 0 where they are whole", display="s", warn=NO_FABRIC, warn_on=("interconnect_bandwidth",),
+          label="Weight gathers per step")
 def tr_weight_gather(q):
     if (absent := without_fabric(q)) is not None:
         return absent
-    return weight_gather_at(q, q.devices, q.weights_sharded)
+    return where(known(q.weights_sharded), q.sharded_gather_time, Const(0, "s"))
 
 
 @quantity("train", "recompute_time", "s", "per optimizer step where whole weights need room: the forward pass "
-          "again for the share of layers recomputed (a forward pass is 1/3 of a step's compute); 0 where sharded; "
-          "none where every layer is recomputed already", display="s", label="Recompute for room per step")
+          "again for the share of layers recomputed; 0 where sharded; none where every layer is recomputed "
+          "already", display="s", label="Recompute for room per step")
 def tr_recompute_time(q):
     if q.text("recompute") == "yes":
         return NA
-    return recompute_time_at(q, q.devices, q.weights_sharded, q.recompute_share)
+    return first_present(where(known(q.weights_sharded), Const(0, "s"), q.recompute_share * q.forward_time),
+                         Const(0, "s"))
 
 
 @quantity("train", "tensor_parallel_time", "s", "per optimizer step, the tensor-parallel all-reduces: 4 per layer "
@@ -295,7 +337,7 @@ def tr_tensor_parallel_time(q):
 def tr_communication(q):
     if (absent := without_fabric(q)) is not None:
         return absent
-    return communication_at(q, q.devices, q.gradient_sync_time, q.weight_gather_time, q.tensor_parallel_time)
+    return sum_present(exposed(q.forward_time, q.gradient_sync_time, q.weight_gather_time), q.tensor_parallel_time)
 
 
 @quantity("train", "duration", "s", "compute time + bubble + steps × (communication + recompute for room) per step",

@@ -122,37 +122,9 @@ def exposed(forward, sync, gather):
     return maximum(0, gather / 2 - forward) + maximum(0, gather / 2 + sync - 2 * forward)
 
 
-def sharded_at(q, devices, share):
-    """Whether the runtime shards the weights too: where weights kept whole do not fit and recomputing activations
-    (`share` of the layers) cannot make room, or costs more time than gathering the weights."""
-    if q.text("recompute") == "yes":            # nothing left to recompute
-        return q.memory_weights_whole > q.usable_memory
-    if without_fabric(q) is not None:           # the gathers cannot be timed: recompute where it makes room
-        return share > 1
-    forward = forward_time_at(q, devices)
-    sync, gather = sharded_parts_at(q, devices)
-    cheaper = exposed(forward, sync, gather) < share * forward + exposed(forward, reduce_once_at(q, devices), 0)
-    return where(share <= 0, Const(False), where(share > 1, Const(True), cheaper))
-
-
 def known(sharded):
     """Whether the weights are sharded, taken as kept whole where the model's architecture leaves it unknown."""
     return first_present(sharded, Const(False))
-
-
-def gradient_sync_at(q, devices, sharded):
-    sharded = known(sharded)
-    return where(sharded, sharded_parts_at(q, devices)[0], reduce_once_at(q, devices))
-
-
-def weight_gather_at(q, devices, sharded):
-    sharded = known(sharded)
-    return where(sharded, sharded_parts_at(q, devices)[1], Const(0, "s"))
-
-
-def recompute_time_at(q, devices, sharded, share):
-    """Per step, the forward passes of the layers recomputed to make room for whole weights (none where sharded)."""
-    return first_present(where(known(sharded), Const(0, "s"), share * forward_time_at(q, devices)), Const(0, "s"))
 
 
 def tensor_parallel_at(q, devices):
@@ -161,11 +133,10 @@ def tensor_parallel_at(q, devices):
     return TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
 
 
-def communication_at(q, devices, sync, gather, tp=None):
-    """Per step, what compute does not hide of the gradient reduction and weight gathers, and the tensor-parallel
-    all-reduces (`tp`, else computed at `devices`)."""
-    tp = tensor_parallel_at(q, devices) if tp is None else tp
-    return sum_present(exposed(forward_time_at(q, devices), sync, gather), tp)
+def communication_at(q, devices, sync, gather):
+    """Per step at `devices`, what compute does not hide of the gradient reduction and weight gathers, and the
+    tensor-parallel all-reduces."""
+    return sum_present(exposed(forward_time_at(q, devices), sync, gather), tensor_parallel_at(q, devices))
 
 
 def reduce_for_deadline(q, n):
