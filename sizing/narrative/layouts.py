@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from .. import alternatives
 from ..evaluate import Results, evaluate_once
-from ..render.format import human
+from ..render.format import human, number, percent
 from ..results import Decision, Option
 from ..schema import Entity, Value
 from .batches import GAIN, SHOWN, batch_flip, batch_hints, batch_words
@@ -23,6 +23,7 @@ from .memo import option_words
 
 TENSOR = (1, 2, 4, 8)
 MORE = (2, 4)            # times the devices the engine gives the cheapest layout
+DAY = 86400.0            # s
 TIE = 0.005              # costs within 0.5 % are one cost: the layout that changes less is named
 
 
@@ -49,7 +50,7 @@ class Layout:
         if self.recompute != stated.recompute:
             out["recompute"] = str(self.recompute).lower()
         if self.devices is not None:
-            out["devices"] = f"{{{self.device}: {self.devices}}}"
+            out["devices"] = str(self.devices)
         return out
 
 
@@ -98,10 +99,17 @@ def layout_hints(r: Results, dec: Decision) -> list[Hint]:
         layout = (written_as(scn, w, best.device)[0], best.tensor, best.recompute,
                   best.devices if best.devices is not None else pinned(w, best.device))
         if layout not in ranked and (now.value is None or best.value < now.value * (1 - GAIN)):
-            given = {k: v.text for k, v in alternatives.given_by(scn.workloads, w).items() if k != "title"}
+            given = {k: v.text for k, v in alternatives.given_by(scn.workloads, w).items()}
             hints.append(Hint(best, now, w.alternative, given))
     hints.sort(key=lambda h: h.better.value)
-    return hints[:SHOWN]
+    seen, out = set(), []
+    for h in hints:             # a layout reached from two runs (the workload and an alternative it suggested before)
+        key = (written_as(scn, scn.workloads[h.better.run], h.better.device)[0], h.better.device, h.better.tensor,
+               h.better.recompute, h.better.count)
+        if key not in seen:
+            seen.add(key)
+            out.append(h)
+    return out[:SHOWN]
 
 
 def written_as(scn, w: Entity, device: str) -> tuple:
@@ -163,31 +171,48 @@ def priced(r: Results, dec: Decision, root: Entity, runs: list[Entity], layouts:
 
 def written(h: Hint) -> str:
     """The alternative that ranks the hint's layout, as the scenario language writes it:
-    'tp4-no-recompute: {parallel: {tensor: 4}, recompute: false}'; more devices name the device
-    ('no-recompute-48-h100: {recompute: false, devices: {h100: 48}}')."""
+    'tp4-no-recompute: {parallel: {tensor: 4}, recompute: false}'; more devices are one count for every device, as a
+    training run takes them ('no-recompute-48-devices: {recompute: false, devices: 48}'); an alternative's layout
+    repeats its fields, and its title with what the layout changes (else the workload's title would name it)."""
     changes = h.better.changes(h.stated)
     name = [h.alternative] if h.alternative else []
     name += [f"tp{h.better.tensor}"] if "parallel" in changes else []
     name += [("recompute" if h.better.recompute else "no-recompute")] if "recompute" in changes else []
-    name += [f"{h.better.devices}-{h.better.device}"] if "devices" in changes else []
-    fields = {**h.given, **changes}
+    name += [f"{h.better.devices}-devices"] if "devices" in changes else []
+    fields = {**{k: v for k, v in h.given.items() if k != "title"}, **changes}
+    if "title" in h.given:
+        fields["title"] = '"' + f"{h.given['title']}, {phrase(h, room=False)}".replace('"', "'") + '"'
     return f"{'-'.join(name)}: {{{', '.join(f'{k}: {v}' for k, v in fields.items())}}}"
 
 
-def phrase(h: Hint) -> str:
+def phrase(h: Hint, room: bool = True) -> str:
     """What the layout changes, in words: 'tensor 4, recompute off'; 'recompute off (12 % of the layers recomputed
-    to make room)', 'recompute off (its weights sharded to make room)'."""
+    to make room)', 'recompute off (its weights sharded to make room)'; `room` False: without the parenthesis."""
     b, changes = h.better, h.better.changes(h.stated)
-    room = "" if b.recompute else " (its weights sharded to make room)" if b.sharded else \
+    why = "" if b.recompute or not room else " (its weights sharded to make room)" if b.sharded else \
         f" ({b.share * 100:.0f} % of the layers recomputed to make room)" if b.share else ""
     parts = [f"tensor {b.tensor}"] if "parallel" in changes else []
-    parts += [f"recompute {'on' if b.recompute else 'off'}{room}"] if "recompute" in changes else []
+    parts += [f"recompute {'on' if b.recompute else 'off'}{why}"] if "recompute" in changes else []
+    parts += [f"{b.devices} devices"] if "devices" in changes and not room else []
     return ", ".join(parts) or "more devices"
 
 
-def took(x: Layout) -> str:
-    """'21 devices for 29.73 days'."""
-    return f"{x.count} device{'' if x.count == 1 else 's'} for {human(x.duration, 's', 'days')}"
+def took(x: Layout, hours: bool = False, deadline: float | None = None) -> str:
+    """'21 devices for 29.73 days (0.9 % of the deadline to spare)'; `hours`: the time in hours (a sentence states
+    each of its times in one unit)."""
+    time = f"{number(x.duration / 3600)} h" if hours else human(x.duration, "s", "days")
+    spare = f" ({percent(1 - x.duration / deadline)} of the deadline to spare)" if deadline else ""
+    return f"{x.count} device{'' if x.count == 1 else 's'} for {time}{spare}"
+
+
+def in_hours(*xs: Layout) -> bool:
+    return any(x.duration < DAY for x in xs)
+
+
+def deadline(r: Results, run: str) -> float | None:
+    """The run's deadline, s (None: none given)."""
+    v = r.inputs.get(f"workload.{run}.deadline")
+    return float(v.value.value) if v is not None else None
 
 
 def run_name(r: Results, h: Hint) -> str:
@@ -207,21 +232,22 @@ def layout_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> 
         return ""
     parts = []
     for h in hints:
-        cost = human(h.better.value, dec.unit)
+        cost, hours = human(h.better.value, dec.unit), in_hours(h.better, h.stated)
+        limit = deadline(r, h.better.run)
         if h.stated.value is not None:
-            parts.append(f"with {phrase(h)} the {run_name(r, h)} would take {took(h.better)} and cost {cost} "
-                         f"({shown_gap(h.stated.value, h.better.value, dec.unit)} less than as stated: "
-                         f"{took(h.stated)}, {human(h.stated.value, dec.unit)})")
+            parts.append(f"with {phrase(h)} the {run_name(r, h)} would take {took(h.better, hours, limit)} and cost "
+                         f"{cost} ({shown_gap(h.stated.value, h.better.value, dec.unit)} less than as stated: "
+                         f"{took(h.stated, hours)}, {human(h.stated.value, dec.unit)})")
         else:
             parts.append(f"with {phrase(h)} the {run_name(r, h)} would meet every requirement, on "
-                         f"{took(h.better)}, at {cost}")
+                         f"{took(h.better, hours, limit)}, at {cost}")
     best = dec.best
     beat = sum(best is not None and best.value is not None and h.better.value < best.value for h in hints)
     who = "It" if len(hints) == 1 else {1: "The first", 2: "The first two"}.get(beat, "All three")
     verdict = "" if best is None or best.value is None else (
         f" {who} beat{'s' if beat == 1 else ''} the recommendation ({human(best.value, dec.unit)}): rank "
         f"{'it' if beat == 1 else 'them'} before deciding." if beat else
-        f" {'It does' if len(hints) == 1 else 'None of these does'} not beat the recommendation "
+        f" {'It does not beat' if len(hints) == 1 else 'None of these beats'} the recommendation "
         f"({human(best.value, dec.unit)}).")
     s = hints[0].stated
     added = dict(written(h).split(": ", 1) for h in hints)            # one alternative may rank several devices
@@ -245,7 +271,8 @@ def layout_flip(r: Results, dec: Decision, hints: list[Hint] | None = None) -> s
     if not hints:
         return ""
     h = min(hints, key=lambda h: h.better.value)
-    return (f"{run_name(r, h)} with {phrase(h)}: {took(h.better)}, {human(h.better.value, dec.unit)}, "
+    return (f"{run_name(r, h)} with {phrase(h)}: {took(h.better, deadline=deadline(r, h.better.run))}, "
+            f"{human(h.better.value, dec.unit)}, "
             f"{shown_gap(best.value, h.better.value, dec.unit)} less than the {human(best.value, dec.unit)} "
             "recommended; rank it before signing.")
 

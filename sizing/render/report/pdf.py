@@ -134,18 +134,18 @@ def environment():
     return env
 
 
-ALTERNATIVE = re.compile(r"[a-z0-9][\w-]*: \{(?:[^{}]|\{[^{}]*\})*\}")      # 'tp1-no-recompute: {parallel: {..}, ..}'
-
-
 def scenario_code(text: str):
-    """A sentence ending in the alternatives to add ('... alternatives: {tp1: {parallel: {tensor: 1}}}.') with each
-    alternative set as code on one line: a line broken at the hyphen of 'lora-no-recompute' is copied as two keys."""
+    """A sentence ending in the alternatives to add ('... alternatives: {tp1: {parallel: {tensor: 1}}}.') with them
+    set as code that breaks only between fields: a line broken at the hyphen of 'lora-no-recompute' is copied as
+    two keys, while a flow mapping broken after a comma reads the same."""
     from markupsafe import Markup, escape
     head, sep, tail = str(text).partition("alternatives: {")
     if not sep:
         return escape(text)
-    items = ALTERNATIVE.sub(lambda m: f'<code class="nw">{m.group(0)}</code>', str(escape(tail)))
-    return Markup(f'{escape(head)}<code>alternatives:</code> {{{items}')
+    parts = ("alternatives: {" + tail).split(", ")
+    pieces = " ".join(f'<code class="nw">{escape(x)}{"," if i < len(parts) - 1 else ""}</code>'
+                      for i, x in enumerate(parts))
+    return Markup(f"{escape(head)}{pieces}")
 
 
 TAIL = 16       # characters: a heading's last words kept together on one line, at least this many
