@@ -75,6 +75,7 @@ class Results:
     blanks: dict[str, Input] = field(default_factory=dict)      # cost cells left blank (binding.Binder.blank)
     grids: list = field(default_factory=list)                   # two-field sweeps (sweeps.GridResult)
     simulation: Any = None          # the draws of an `uncertainty:` block (sizing.uncertainty.summary.Simulation)
+    taken: dict = field(default_factory=dict, init=False, repr=False, compare=False)   # what-ifs run (decide_each)
 
     def input_values(self) -> dict[str, Any]:
         """key -> value of every input cell (blank ones as they read)."""
@@ -346,7 +347,16 @@ def decide_each(r: Results, changes: list[tuple[str, float]], which: int = 0) ->
 
 def decide_each_with(r: Results, changes: list[tuple[str, float]], which: int = 0,
                      keys: tuple[str, ...] = ()) -> list[tuple[Decision | None, dict[str, Any]]]:
-    """decide_each, with the values of the cells `keys` (quantities' keys) in each run beside its decision."""
+    """decide_each, with the values of the cells `keys` (quantities' keys) in each run beside its decision. A run
+    already taken on these results is not taken again (the risks of each option and each page ask the same)."""
+    asked = (which, tuple(changes), tuple(keys))
+    if asked not in r.taken:
+        r.taken[asked] = taken(r, changes, which, keys)
+    return r.taken[asked]
+
+
+def taken(r: Results, changes: list[tuple[str, float]], which: int, keys: tuple[str, ...]
+          ) -> list[tuple[Decision | None, dict[str, Any]]]:
     n = len(changes)
     env: dict[str, Any] = r.input_values()
     follow = followers(r)
