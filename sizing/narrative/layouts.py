@@ -5,8 +5,9 @@ change, and the alternative that ranks it.
 
 Each of the decided run's layouts (the workload's and each of its alternatives') is tried in one engine run: tensor
 ways 1, 2, 4 and 8 with recompute off and on at the devices the engine gives each, then the cheapest of those on
-each device at twice and four times its devices (a run freed of sharded weights or of recomputing for room can cost
-less on more devices). The stated layout is evaluated in the same run, so like is compared with like."""
+each device, and each that misses a requirement there, at twice and four times its devices (a run freed of sharded
+weights or of recomputing for room can cost less on more devices; one whose sharded weights' gathers outlast its
+deadline may make it on more). The stated layout is evaluated in the same run, so like is compared with like."""
 
 from __future__ import annotations
 
@@ -64,7 +65,8 @@ class Hint:
 
 def layout_hints(r: Results, dec: Decision) -> list[Hint]:
     """Per run and device, the cheapest layout when it costs GAIN less than the stated one or qualifies where that
-    does not; the cheapest first, at most SHOWN. Money objectives of a training workload only."""
+    does not, and costs GAIN less than every option the decision ranks on the device already; the cheapest first,
+    at most SHOWN. Money objectives of a training workload only."""
     scn = r.scenario
     root = scn.workloads.get(dec.workload)
     if root is None or root.get("kind") != "train" or dec.maximise or "USD" not in dec.unit:
@@ -82,7 +84,9 @@ def layout_hints(r: Results, dec: Decision) -> list[Hint]:
             now = cheapest.get((x.run, x.device))
             if now is None or x.value < now.value:
                 cheapest[(x.run, x.device)] = x
-    wider = [replace(x, devices=x.count * m, value=None) for x in cheapest.values() for m in MORE]
+    failing = [x for x in tried if x.value is None and x.devices is None and x.count > 0]
+    wider = list({(x.run, x.device, x.tensor, x.recompute, x.count * m): replace(x, devices=x.count * m)
+                  for x in (*cheapest.values(), *failing) for m in MORE}.values())
     tried += priced(r, dec, root, runs, wider)
     hints = []
     for key, was in stated.items():
@@ -98,7 +102,10 @@ def layout_hints(r: Results, dec: Decision) -> list[Hint]:
         ranked = {written_as(scn, x, best.device) for x in runs}       # an alternative that ranks it already
         layout = (written_as(scn, w, best.device)[0], best.tensor, best.recompute,
                   best.devices if best.devices is not None else pinned(w, best.device))
-        if layout not in ranked and (now.value is None or best.value < now.value * (1 - GAIN)):
+        ranked_best = min((o.value for o in dec.options if o.device == best.device and o.variant == "fleet"
+                           and o.passes and o.value is not None), default=None)      # on any run already ranked
+        if layout not in ranked and (now.value is None or best.value < now.value * (1 - GAIN)) and \
+                (ranked_best is None or best.value < ranked_best * (1 - GAIN)):
             given = {k: v.text for k, v in alternatives.given_by(scn.workloads, w).items()}
             hints.append(Hint(best, now, w.alternative, given))
     hints.sort(key=lambda h: h.better.value)
@@ -286,3 +293,32 @@ def another(r: Results, dec: Decision) -> tuple[str, str, str]:
         return "Another layout", layout_words(r, dec, hints), layout_flip(r, dec, hints)
     found = batch_hints(r, dec)
     return "Another batch", batch_words(r, dec, found), batch_flip(r, dec, found)
+
+
+def another_data(r: Results, dec: Decision) -> dict | None:
+    """What `another` says, for JSON: each cheaper setup with its figures and the stated one's, and the alternatives
+    that rank them as a mapping to add under the workload's `alternatives`; None where no other setup does better."""
+    w = r.scenario.workloads.get(dec.workload)
+    if w is not None and w.get("kind") == "train":
+        hints = layout_hints(r, dec)
+        if not hints:
+            return None
+        shape = (lambda x: {"tensor": x.tensor, "recompute": x.recompute, "devices": x.count, "duration": x.duration,
+                            "value": x.value})
+        return {"kind": "layout", "hints": [{"device": h.better.device, "workload": h.stated.run,
+                                             "alternative": h.alternative or None, **shape(h.better),
+                                             "stated": shape(h.stated)} for h in hints],
+                "alternatives": yaml_mapping(layout_words(r, dec, hints))}
+    found = batch_hints(r, dec)
+    if not found:
+        return None
+    return {"kind": "batch", "hints": [{"device": h.option.device, "option": h.option.id, "batch": h.batch,
+                                        "value": h.value, "stated": {"batch": h.stated, "value": h.now}}
+                                       for h in found],
+            "alternatives": yaml_mapping(batch_words(r, dec, found))}
+
+
+def yaml_mapping(words: str) -> dict:
+    """The alternatives a sentence ends with ('... alternatives: {b32: {batch: 32}}.'), as a mapping."""
+    import yaml
+    return yaml.safe_load(words.rpartition("alternatives: ")[2].removesuffix("."))

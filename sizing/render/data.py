@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import __version__, currency
 from ..evaluate import Pair, Results
+from ..narrative.layouts import another_data
 from ..scenario import sha256
 
 
@@ -53,16 +54,17 @@ def as_dict(r: Results) -> dict:
                           "crossovers": [c.as_dict() for c in w.crossovers]}) for w in r.sweeps],
         "grids": [clean(g.as_dict()) for g in r.grids],
         "crossovers": clean([c.as_dict() for c in r.crossovers]),
-        "decision": decision(r.decision) if r.decision else None,
-        "decisions": [decision(d) for d in r.decisions],
+        "decision": decision(r, r.decision) if r.decision else None,
+        "decisions": [decision(r, d) for d in r.decisions],
         "uncertainty": simulation(r),
         "problems": [p.as_dict() for p in r.problems],
     }
 
 
-def decision(d) -> dict:
-    """A decision for JSON, its unit in the scenario's currency."""
-    return clean(dict(d.as_dict(), unit=currency.units(d.unit)))
+def decision(r: Results, d) -> dict:
+    """A decision for JSON, its unit in the scenario's currency, with what another batch or layout would change
+    (`another`: none where nothing does better)."""
+    return clean(dict(d.as_dict(), unit=currency.units(d.unit), another=another_data(r, d)))
 
 
 def simulation(r: Results) -> dict | None:
