@@ -245,3 +245,36 @@ def test_a_layout_within_five_percent_of_an_option_already_ranked_on_its_device_
     the same device ($948), within the rounding of the prices."""
     r = results_of("finetune-approach")
     assert not [h for h in layout_hints(r, r.decision) if h.better.device == "mi300x" and not h.alternative]
+
+
+def test_a_training_option_that_misses_its_deadline_is_said_to_and_reads_apart_from_its_alternative():
+    """A new user's 70B LoRA with tensor 2 as an alternative: page one said the as-written MI300X 'answers too slowly
+    for the response-time targets', and its sensitivity named 'Instinct MI300X' as what would replace the Instinct
+    MI300X (tensor 2) recommended."""
+    from datetime import date
+    from sizing.narrative.memo import apart_from, reason
+    from sizing.narrative import why
+    from sizing.render.report.memo import meets
+    text = LORA_70B.replace("    deadline: 3 day\n", "    deadline: 3 day\n    alternatives:\n      tp2: {parallel: "
+                            "{tensor: 2}}\n")
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None and not problems, problems
+    r = evaluate(scn)
+    best, root = r.decision.best, r.decision.option("mi300x")
+    assert best.id == "mi300x tp2" and not root.passes
+    assert meets(r, r.decision, root) == "no: misses the deadline"
+    tag, _ = why(r, r.decision)
+    assert tag == "deadline"
+    assert reason(r, r.decision, tag) == ("The option with the lowest training cost, Instinct MI300X, does not finish "
+                                          "by the deadline; Instinct MI300X (tensor 2) is the best that meets every "
+                                          "requirement.")
+    assert apart_from(r, root, best) == "Instinct MI300X (as written)"
+    assert apart_from(r, r.decision.option("h100 tp2"), best) == "H100 SXM5 80GB (tensor 2)"
+
+
+def test_a_per_device_count_on_a_training_run_says_what_to_do():
+    scn, problems = load_scenario_bytes(LORA_70B.replace("    tokens: 1e9\n", "    tokens: 1e9\n    devices: {mi300x: "
+                                                         "3}\n").encode(), "s.yaml")
+    assert [p.message for p in problems] == [
+        "expected a whole number, got a mapping; a training run's devices are one count for every compared device; "
+        "to try another count, add an alternative, e.g. alternatives: {more: {devices: 16}}"]

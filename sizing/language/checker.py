@@ -68,7 +68,8 @@ class Checker:
         """The checked value of a scalar field, or None when a problem was recorded."""
         if not isinstance(node, Scalar):
             what = "a mapping" if isinstance(node, Mapping) else "a list"
-            self.problem(node, path, f"expected {f.type.describe()}, got {what}", "wrong-shape")
+            self.problem(node, path, f"expected {f.type.describe()}, got {what}" + (f"; {f.shape}" if f.shape else ""),
+                         "wrong-shape")
             return None
         if node.text == "" and not node.quoted:
             self.problem(node, path, f"no value given; expected {f.type.describe()}", "missing-value")

@@ -22,3 +22,4 @@ class Field:
     nonnegative: bool = False
     maximum: float | None = None
     example: str = ""
+    shape: str = ""           # said where a value of the wrong shape is given: what to do instead

@@ -116,7 +116,9 @@ WORKLOAD_FIELDS = {
               maximum=1.0, default=0.01),
         Field("tokens", Count(), "Training tokens.", positive=True, required=True),
         Field("devices", Integer(), "Devices used (default: the fewest that hold the state, or the fewest that "
-              "finish by the deadline).", positive=True),
+              "finish by the deadline).", positive=True,
+              shape="a training run's devices are one count for every compared device; to try another count, add "
+                    "an alternative, e.g. alternatives: {more: {devices: 16}}"),
         Field("deadline", Quantity("duration"), "Time the training must finish in: sets the devices when "
               "`devices` is not given.", positive=True, example="30 day"),
         Field("sequence", Integer(), "Tokens per training sequence (attention work).", positive=True, default=4096),

@@ -177,9 +177,12 @@ def forward_reason(r: Results, p: Pair) -> tuple[str, list[str]]:
 
 
 def option_tag(r: Results, dec: Decision, o: Option) -> str:
-    """failure_tag, told apart for a hosted API whose missed targets are response times its provider does not
-    state (not shown to be slow: not shown at all)."""
+    """failure_tag, told apart for a training run (its target is a deadline) and for a hosted API whose missed
+    targets are response times its provider does not state (not shown to be slow: not shown at all)."""
     tag = failure_tag(o.failures)
+    p = pair_of(r, dec, o) if o.variant != "api" else None
+    if tag == "latency target" and p is not None and p.kind == "train":
+        return "deadline"                        # a training run's target is its deadline
     if tag == "latency target" and o.variant == "api" and all(f.quantity == "api_meets_targets" for f in o.failures
                                                               if f.requirement != "budget") \
             and api_unstated(r, pair_of(r, dec, o)):

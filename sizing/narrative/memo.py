@@ -124,6 +124,17 @@ def beside(r: Results, o: Option, other: Option, short: bool = False) -> str:
     return f"{plain} ({', '.join(own)}){name[len(plain):]}"
 
 
+def apart_from(r: Results, o: Option, best: Option) -> str:
+    """An option named so that it reads apart from `best` on the same device: beside it ('Instinct MI300X (method
+    full)'), else 'Instinct MI300X (as written)' where `best` is an alternative that changes its layout only (a new
+    user read 'parameter count 25 % lower: Instinct MI300X' under an Instinct MI300X recommendation)."""
+    name = beside(r, o, best)
+    same = o.device == best.device and o.variant == best.variant and o.id != best.id
+    if same and not o.alternative and "(" not in name.removeprefix(short_name(r, o.device)):
+        return f"{name} (as written)"
+    return name
+
+
 count = plural                # '1 device', '7 devices', '3.58 devices'
 
 
@@ -338,6 +349,7 @@ FAILED = {"deployment": "cannot be had where it must run", "budget": "is over th
           "does not fit": "cannot hold the model and its working memory",
           "no rate at this precision": "cannot run at this precision",
           "latency target": "answers too slowly for the response-time targets",
+          "deadline": "does not finish by the deadline",
           "latency not stated": "has no stated response times to check against the targets (its provider's service "
                                 "level, under api:)"}
 

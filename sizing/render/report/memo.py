@@ -17,7 +17,7 @@ from .context import Table
 
 SHORT_FAILURE = {"deployment": "not available where it must run", "budget": "over the budget",
                  "does not fit": "does not fit in memory", "no rate at this precision": "no rate at this precision",
-                 "latency target": "too slow for the targets",
+                 "latency target": "too slow for the targets", "deadline": "misses the deadline",
                  "latency not stated": "response times not stated"}
 SIGNERS = (("Prepared by (owner)", "owner"), ("Reviewed by", "reviewer"), ("Approved by", "approver"))
 

@@ -8,7 +8,7 @@ from ... import formulas as F
 from ...decide import pair_of
 from ...evaluate import Results, decide_each_with
 from ...narrative import objective_words, pairs_of, used_keys
-from ...narrative.memo import changes as in_words, input_words, moved_words, option_words
+from ...narrative.memo import apart_from, changes as in_words, input_words, moved_words, option_words
 from .. import charts
 from ..format import human, separated
 from .context import Chart, Sensitivity, Table
@@ -75,7 +75,7 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
             n = cells.get(counts.get(chosen.id)) if chosen else None
             moved = isinstance(n, float) and (n != now or chosen.label != best)    # the count only where it moves
             out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None,
-                               nudged(r, key, f), option_words(r, chosen) if chosen else None,
+                               nudged(r, key, f), apart_from(r, chosen, dec.best) if chosen else None,
                                n if moved else None))
         moves.append((key, out))
     changed = lambda o: o.moved and (o.device != best or fmt(o.value) != fmt(base))   # noqa: E731
