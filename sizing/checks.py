@@ -129,15 +129,17 @@ def check_heads(chk: Checker, models: dict, workloads: dict) -> None:
     heads, or is a multiple of them, which runtimes replicate) is a layout no runtime runs; a located warning."""
     for w in workloads.values():
         m = models.get(w.get("model")) if w.has("model") else None
-        if m is None or not m.has("heads") or w.get("kind") not in ("generate", "forward"):
+        if m is None or not m.has("heads") or w.get("kind") not in ("generate", "forward", "train"):
             continue
         heads, kv = m.get("heads"), m.get("kv_heads", m.get("heads"))
         pipeline = w.get("parallel.pipeline", 1)
-        for p, v in w.values.items():
-            if not (p == "devices" or p.startswith("devices.")) or not isinstance(v.value, (int, float)):
-                continue
+        counts = [(p, v) for p, v in w.values.items() if (p == "devices" or p.startswith("devices."))
+                  and isinstance(v.value, (int, float))]
+        if w.get("kind") == "train":          # a training run's tensor ways are given, never read from its devices
+            counts = [("parallel.tensor", w.values["parallel.tensor"])] if w.has("parallel.tensor") else []
+        for p, v in counts:
             tensor = w.get("parallel.tensor") or max(1, int(v.value) // pipeline)
-            if tensor > 1 and (heads % tensor or (kv % tensor and tensor % kv)):
+            if tensor > 1 and not splits_heads(heads, kv, tensor):
                 chk.problem(w.values.get("parallel.tensor", v), f"workloads.{w.id}.{p}",
                             f"tensor parallelism {tensor} ways does not split the {heads} attention heads ({kv} "
                             f"key/value heads) of model '{m.id}' evenly, as runtimes need; give a tensor-parallel "
@@ -145,9 +147,15 @@ def check_heads(chk: Checker, models: dict, workloads: dict) -> None:
                             "uneven-heads", "warning")
 
 
+def splits_heads(heads: int, kv: int, tensor: int) -> bool:
+    """Whether `tensor` ways split the attention heads evenly, and the key/value heads (or are a multiple of them,
+    which runtimes replicate)."""
+    return not heads % tensor and (not kv % tensor or not tensor % kv)
+
+
 def even_split(heads: int, kv: int, near: int) -> int:
     """The tensor-parallel degree nearest `near` (the larger on a tie) that splits the heads evenly."""
-    ok = [t for t in range(1, heads + 1) if not heads % t and (not kv % t or not t % kv)]
+    ok = [t for t in range(1, heads + 1) if splits_heads(heads, kv, t)]
     return min(ok, key=lambda t: (abs(t - near), -t))
 
 

@@ -251,7 +251,6 @@ def test_a_training_option_that_misses_its_deadline_is_said_to_and_reads_apart_f
     """A new user's 70B LoRA with tensor 2 as an alternative: page one said the as-written MI300X 'answers too slowly
     for the response-time targets', and its sensitivity named 'Instinct MI300X' as what would replace the Instinct
     MI300X (tensor 2) recommended."""
-    from datetime import date
     from sizing.narrative.memo import apart_from, reason
     from sizing.narrative import why
     from sizing.render.report.memo import meets
@@ -278,3 +277,28 @@ def test_a_per_device_count_on_a_training_run_says_what_to_do():
     assert [p.message for p in problems] == [
         "expected a whole number, got a mapping; a training run's devices are one count for every compared device; "
         "to try another count, add an alternative, e.g. alternatives: {more: {devices: 16}}"]
+
+
+def test_tensor_ways_that_do_not_split_the_heads_are_warned_of_and_never_suggested():
+    """A new user gave parallel: {tensor: 3} to train Llama 3.1 8B (32 heads) and was told nothing; Qwen 2.5 7B's 28
+    heads split 1, 2 or 4 ways, never 8."""
+    text = LORA_70B.replace("llama-3.1-70b", "llama-3.1-8b").replace("    batch: 64\n", "    batch: 64\n    parallel: "
+                                                                      "{tensor: 3}\n")
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert [(p.path, p.code, p.level) for p in problems] == [("workloads.train.parallel.tensor", "uneven-heads",
+                                                              "warning")]
+    assert "does not split the 32 attention heads (8 key/value heads)" in problems[0].message
+    qwen = LORA_70B.replace("llama-3.1-70b", "qwen2.5-7b").replace("method: lora", "method: full").replace(
+        "    trainable: 1 %\n", "").replace("    deadline: 3 day\n", "    deadline: 3 day\n    recompute: true\n")
+    scn, problems = load_scenario_bytes(qwen.encode(), "s.yaml")
+    assert scn is not None and not problems, problems
+    r = evaluate(scn)
+    from sizing.narrative import layouts
+    tried = []
+    real = layouts.priced
+    layouts.priced = lambda *a: tried.extend(a[4]) or real(*a)
+    try:
+        layouts.layout_hints(r, r.decision)
+    finally:
+        layouts.priced = real
+    assert tried and {x.tensor for x in tried} == {1, 2, 4}

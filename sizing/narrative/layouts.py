@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import alternatives
+from ..checks import splits_heads
 from ..evaluate import Results, evaluate_once
 from ..render.format import human, number, percent
 from ..results import Decision, Option
@@ -76,7 +77,7 @@ def layout_hints(r: Results, dec: Decision) -> list[Hint]:
     stated = {(w.id, d): Layout(w.id, d, int(w.get("parallel.tensor") or 1), bool(w.get("recompute")), None)
               for w in runs for d in devices}
     first = [x for x in (Layout(w.id, d, t, rc, None) for w in runs for d in devices for t in TENSOR
-                         for rc in (False, True)) if splits(scn.workloads[x.run], x)]
+                         for rc in (False, True)) if splits(scn, scn.workloads[x.run], x)]
     tried = priced(r, dec, root, runs, [*stated.values(), *first])
     cheapest = {}
     for x in tried:
@@ -132,10 +133,15 @@ def pinned(w: Entity, device: str):
     return w.get(f"devices.{device}", w.get("devices"))
 
 
-def splits(w: Entity, x: Layout) -> bool:
-    """Whether the run's devices split into the layout's tensor × pipeline ways (a run that states its data-parallel
-    ways states its whole layout: only its recompute is tried)."""
+def splits(scn, w: Entity, x: Layout) -> bool:
+    """Whether the run's devices split into the layout's tensor × pipeline ways and its tensor ways split the model's
+    attention heads evenly, as runtimes need (a run that states its data-parallel ways states its whole layout: only
+    its recompute is tried)."""
     if w.has("parallel.data") and x.tensor != int(w.get("parallel.tensor") or 1):
+        return False
+    m = scn.models.get(w.get("model"))
+    if m is not None and m.has("heads") and not splits_heads(m.get("heads"), m.get("kv_heads", m.get("heads")),
+                                                             x.tensor):
         return False
     count = x.devices or w.get(f"devices.{x.device}", w.get("devices"))
     return count is None or count % (x.tensor * int(w.get("parallel.pipeline") or 1)) == 0
