@@ -83,17 +83,27 @@ def sequences_in_flight(q):
     return ceil(q.batch / (q.data_parallel * q.micro_batches_used))
 
 
-def recompute_share(q, whole_memory):
+def sequences_in_flight_at(q, devices):
+    return ceil(q.batch / (data_parallel_at(q, devices) * micro_batches_at(q, devices)))
+
+
+def recompute_share(q, whole_memory, sequences=None):
     """Share of the layers whose activations a runtime recomputes so that weights kept whole (`whole_memory` a
     device) fit (Megatron's recompute of N layers): what the whole layout is short of, over what recomputing every
-    layer frees; 0 where it fits, above 1 where recomputing cannot make room; none where activations are
-    recomputed already."""
+    layer frees (`sequences` in flight a device: those of the devices used where not given); 0 where it fits, above
+    1 where recomputing cannot make room; none where activations are recomputed already."""
     if q.text("recompute") == "yes":
         return NA
     short = maximum(0, whole_memory - q.usable_memory)
     freed = (kept_per_token(q, False) - kept_per_token(q, True)) * q.activation_bytes
-    freed = sequences_in_flight(q) * q.sequence / TOKEN * freed / q.tensor_given
+    sequences = sequences_in_flight(q) if sequences is None else sequences
+    freed = sequences * q.sequence / TOKEN * freed / q.tensor_given
     return short / maximum(freed, BYTE)
+
+
+def first_devices(q):
+    """The first estimate's devices, one replica at least."""
+    return maximum(q.devices_for_deadline_first, shard(q))
 
 
 def forward_time_at(q, devices):

@@ -76,19 +76,7 @@ def layout_hints(r: Results, dec: Decision) -> list[Hint]:
     runs = [root, *(w for w in alternatives.of(scn.workloads, root.id) if not w.automatic)]
     stated = {(w.id, d): Layout(w.id, d, int(w.get("parallel.tensor") or 1), bool(w.get("recompute")), None)
               for w in runs for d in devices}
-    first = [x for x in (Layout(w.id, d, t, rc, None) for w in runs for d in devices for t in TENSOR
-                         for rc in (False, True)) if splits(scn, scn.workloads[x.run], x)]
-    tried = priced(r, dec, root, runs, [*stated.values(), *first])
-    cheapest = {}
-    for x in tried:
-        if x.value is not None and x.devices is None:
-            now = cheapest.get((x.run, x.device))
-            if now is None or x.value < now.value:
-                cheapest[(x.run, x.device)] = x
-    failing = [x for x in tried if x.value is None and x.devices is None and x.count > 0]
-    wider = list({(x.run, x.device, x.tensor, x.recompute, x.count * m): replace(x, devices=x.count * m)
-                  for x in (*cheapest.values(), *failing) for m in MORE}.values())
-    tried += priced(r, dec, root, runs, wider)
+    tried = laid_out(r, dec, root, runs, list(stated.values()))
     hints = []
     for key, was in stated.items():
         now = next(x for x in tried if (x.run, x.device) == key and x.devices is None
@@ -118,6 +106,25 @@ def layout_hints(r: Results, dec: Decision) -> list[Hint]:
             seen.add(key)
             out.append(h)
     return out[:SHOWN]
+
+
+def laid_out(r: Results, dec: Decision, root: Entity, runs: list[Entity], stated: list[Layout]) -> list[Layout]:
+    """The stated layouts and every other tried, priced: tensor ways × recompute at the devices the engine gives,
+    then the cheapest of those per run and device, and each that fails there, at MORE times their devices."""
+    scn = r.scenario
+    first = [x for x in (replace(s, tensor=t, recompute=rc) for s in stated for t in TENSOR for rc in (False, True))
+             if splits(scn, scn.workloads[x.run], x)]
+    tried = priced(r, dec, root, runs, [*stated, *first])
+    cheapest: dict[tuple[str, str], Layout] = {}
+    for x in tried:
+        if x.value is not None and x.devices is None:
+            now = cheapest.get((x.run, x.device))
+            if now is None or x.value < now.value:
+                cheapest[(x.run, x.device)] = x
+    failing = [x for x in tried if x.value is None and x.devices is None and x.count > 0]
+    wider = list({(x.run, x.device, x.tensor, x.recompute, x.count * m): replace(x, devices=x.count * m)
+                  for x in (*cheapest.values(), *failing) for m in MORE}.values())
+    return tried + priced(r, dec, root, runs, wider)
 
 
 def written_as(scn, w: Entity, device: str) -> tuple:
