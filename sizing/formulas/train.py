@@ -6,8 +6,8 @@ from .expr import Const, ceil, first_present, if_given, max_present, maximum, no
 from .graph import NA, quantity
 from .train_layout import (data_parallel_at, deadline_count, exposed, first_devices, forward_time_at, known,
                            memory_whole, micro_batches_at, overhead_for_deadline, recompute_share, reduce_for_deadline,
-                           reduce_once_at, sequences_in_flight, sequences_in_flight_at, shard, sharded_parts_at,
-                           tensor_parallel_at, whole_replicas)
+                           reduce_once_at, sequences_in_flight, sequences_in_flight_at, shard, sharded_by,
+                           sharded_parts_at, tensor_parallel_at, whole_replicas)
 
 
 @quantity("train", "devices_for_work", "", "devices the work alone needs by the deadline at the training rate, in "
@@ -59,15 +59,8 @@ def tr_recompute_share_for_first(q):
           "is at the devices used", label="Weights sharded at the first estimate", type="check")
 def tr_sharded_for_first(q):
     n = first_devices(q)
-    if q.text("recompute") == "yes":
-        return q.memory_whole_for_first > q.usable_memory
-    share = q.recompute_share_for_first
-    if without_fabric(q) is not None:
-        return share > 1
-    forward = forward_time_at(q, n)
-    sync, gather = sharded_parts_at(q, n)
-    cheaper = exposed(forward, sync, gather) < share * forward + exposed(forward, reduce_once_at(q, n), Const(0, "s"))
-    return where(share <= 0, Const(False), where(share > 1, Const(True), cheaper))
+    return sharded_by(q, q.memory_whole_for_first, q.recompute_share_for_first,
+                      lambda: (forward_time_at(q, n), *sharded_parts_at(q, n), reduce_once_at(q, n)))
 
 
 @quantity("train", "reduce_for_first", "s", "gradient all-reduce per step at the first estimate's devices in the "
@@ -237,14 +230,9 @@ def tr_sharded_gather(q):
           "micro-batch: where whole weights do not fit and recomputing layers cannot make room, or would cost more "
           "time than the gathers compute does not hide", label="Weights sharded (ZeRO-3, FSDP)", type="check")
 def tr_weights_sharded(q):
-    if q.text("recompute") == "yes":            # nothing left to recompute
-        return q.memory_weights_whole > q.usable_memory
-    if without_fabric(q) is not None:           # the gathers cannot be timed: recompute where it makes room
-        return q.recompute_share > 1
-    fwd, share = q.forward_time, q.recompute_share
-    cheaper = exposed(fwd, q.sharded_reduce_time, q.sharded_gather_time) < \
-        share * fwd + exposed(fwd, q.gradient_all_reduce_time, Const(0, "s"))
-    return where(share <= 0, Const(False), where(share > 1, Const(True), cheaper))
+    return sharded_by(q, q.memory_weights_whole, q.recompute_share,
+                      lambda: (q.forward_time, q.sharded_reduce_time, q.sharded_gather_time,
+                               q.gradient_all_reduce_time))
 
 
 @quantity("train", "gradient_sync_time", "s",

@@ -132,6 +132,20 @@ def exposed(forward, sync, gather):
     return maximum(0, gather / 2 - forward) + maximum(0, gather / 2 + sync - 2 * forward)
 
 
+def sharded_by(q, whole_memory, share, times):
+    """Whether a runtime shards the weights too (ZeRO-3, FSDP), given the memory a device needs with them whole and
+    the share of layers recomputing would take to make room: where recomputing cannot, or costs more time than the
+    collectives of sharding that compute does not hide. `times()` gives (forward pass, reduce-scatters, gathers,
+    all-reduce with whole weights) per step, asked only where the collectives can be timed."""
+    if q.text("recompute") == "yes":            # nothing left to recompute
+        return whole_memory > q.usable_memory
+    if without_fabric(q) is not None:           # the gathers cannot be timed: recompute where it makes room
+        return share > 1
+    forward, sync, gather, once = times()
+    cheaper = exposed(forward, sync, gather) < share * forward + exposed(forward, once, Const(0, "s"))
+    return where(share <= 0, Const(False), where(share > 1, Const(True), cheaper))
+
+
 def known(sharded):
     """Whether the weights are sharded, taken as kept whole where the model's architecture leaves it unknown."""
     return first_present(sharded, Const(False))

@@ -16,12 +16,13 @@ from dataclasses import dataclass, replace
 from .. import alternatives
 from ..checks import splits_heads
 from ..evaluate import Results, evaluate_once
-from ..render.format import human, number, percent
+from ..render.format import human, number
 from ..results import Decision, Option
 from ..schema import Entity, Value
 from .batches import GAIN, SHOWN, batch_flip, batch_hints, batch_words
 from .common import shown_gap
 from .memo import option_words
+from .training import spare
 
 TENSOR = (1, 2, 4, 8)
 MORE = (2, 4)            # times the devices the engine gives the cheapest layout
@@ -150,7 +151,7 @@ def splits(scn, w: Entity, x: Layout) -> bool:
     if m is not None and m.has("heads") and not splits_heads(m.get("heads"), m.get("kv_heads", m.get("heads")),
                                                              x.tensor):
         return False
-    count = x.devices or w.get(f"devices.{x.device}", w.get("devices"))
+    count = x.devices or pinned(w, x.device)
     return count is None or count % (x.tensor * int(w.get("parallel.pipeline") or 1)) == 0
 
 
@@ -159,7 +160,7 @@ def priced(r: Results, dec: Decision, root: Entity, runs: list[Entity], layouts:
     with each as an alternative of the decided workload."""
     scn = r.scenario
     at = scn.decisions[r.decisions.index(dec)]
-    added: dict[str, tuple[Entity, dict[str, Value]]] = {}
+    added: dict[str, dict[str, Value]] = {}
     for i, x in enumerate(layouts):
         w = next(w for w in runs if w.id == x.run)
         v = (lambda value, text: Value(value, "", text, scn.file, w.line, w.col, "another layout"))
@@ -168,12 +169,12 @@ def priced(r: Results, dec: Decision, root: Entity, runs: list[Entity], layouts:
         if x.devices is not None:
             given[f"devices.{x.device}"] = v(x.devices, str(x.devices))
         given.pop("title", None)
-        added[f"layout-{i}"] = (w, given)
+        added[f"layout-{i}"] = given
     values = dict(root.values)
-    for name, (_, given) in added.items():
+    for name, given in added.items():
         values.update({f"alternatives.{name}.{k}": v for k, v in given.items()})
     base = replace(root, values=values)
-    workloads = {root.id: base, **{f"{root.id}-{n}": alternatives.variant(base, n, g) for n, (_, g) in added.items()}}
+    workloads = {root.id: base, **{f"{root.id}-{n}": alternatives.variant(base, n, g) for n, g in added.items()}}
     out = evaluate_once(replace(scn, workloads=workloads, decisions=[at], sweep=None, uncertainty=None))
     options = {(o.workload, o.device): o for o in out.decisions[0].options if o.variant == "fleet"}
     priced_ = []
@@ -221,8 +222,8 @@ def took(x: Layout, hours: bool = False, deadline: float | None = None) -> str:
     """'21 devices for 29.73 days (0.9 % of the deadline to spare)'; `hours`: the time in hours (a sentence states
     each of its times in one unit)."""
     time = f"{number(x.duration / 3600)} h" if hours else human(x.duration, "s", "days")
-    spare = f" ({percent(1 - x.duration / deadline)} of the deadline to spare)" if deadline else ""
-    return f"{x.count} device{'' if x.count == 1 else 's'} for {time}{spare}"
+    left = f" ({spare(x.duration, deadline)})" if deadline else ""
+    return f"{x.count} device{'' if x.count == 1 else 's'} for {time}{left}"
 
 
 def in_hours(*xs: Layout) -> bool:

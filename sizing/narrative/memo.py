@@ -53,12 +53,17 @@ def catalog_short(r: Results, did: str) -> str:
     return name.split(" (")[0].strip() or did
 
 
+def input_what(r: Results, key: str) -> str:
+    """What an input is, without whose: 'hourly price', '8-bit peak compute rate'."""
+    i = r.inputs[key]
+    what = WORDS.get(i.role, F.INPUTS[i.role].description)
+    return f"8-bit {what}" if i.path.endswith("_8bit") else what     # the figure for 8-bit arithmetic
+
+
 def input_words(r: Results, key: str) -> str:
     """An input in words: 'the Instinct MI300X hourly price', 'the peak traffic of Support assistant'."""
     i = r.inputs[key]
-    what = WORDS.get(i.role, F.INPUTS[i.role].description)
-    if i.path.endswith("_8bit"):                # the figure for 8-bit arithmetic, beside the 16-bit one
-        what = f"8-bit {what}"
+    what = input_what(r, key)
     ent = i.entity
     if ent.kind == "device":
         return f"the {short_name(r, ent.id)} {what}"

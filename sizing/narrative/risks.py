@@ -15,7 +15,7 @@ from ..evaluate import Results, decide_each
 from ..language.hardware import DEVICE_FIELDS
 from ..results import Decision, Option
 from .margin import own_runs
-from .memo import count, input_words, short_name
+from .memo import count, input_what
 from .training import filled
 
 DATE = re.compile(r"\b(20\d\d)(?:-(\d\d))?(?:-(\d\d))?\b")
@@ -161,7 +161,7 @@ def in_words(r: Results, did: str, note: str) -> str:
     keys = [f"device.{did}.{p}" for p in paths]
     if not paths or not all(k in r.inputs for k in keys):
         return note
-    words = [input_words(r, k).removeprefix(f"the {short_name(r, did)} ") for k in keys]
+    words = [input_what(r, k) for k in keys]
     words = [f"{p.split('.')[1].upper()} {w}" if p.startswith("compute.") and p.count(".") == 1 else w
              for p, w in zip(paths, words)]                  # 'INT8 peak compute rate'
     return f"its {', '.join(words)}: {note.partition(': ')[2]}"

@@ -40,7 +40,12 @@ def deadline_left(r: Results, dec: Decision, o: Option, took: float) -> str:
     seen = statistics.median(runs) if runs else None
     whose = "published run's" if len(runs) == 1 else "published runs' median"
     slow = f"; {human(took / seen, 's', 'days')} at its {whose} speed, {seen:.2f}x" if seen else ""
-    return f" ({percent(left, 3)} of the deadline to spare{slow})" if left >= 0 else " (past the deadline)"
+    return f" ({spare(took, r.inputs[key].value.value)}{slow})" if left >= 0 else " (past the deadline)"
+
+
+def spare(took: float, deadline: float) -> str:
+    """'10.5 % of the deadline to spare': what a training time of `took` leaves of the deadline."""
+    return f"{percent(1 - took / deadline, 3)} of the deadline to spare"
 
 
 def filled(v: dict) -> float | None:

@@ -43,6 +43,7 @@ def whole(v: Any) -> Any:
 @currency.rendered
 def as_dict(r: Results) -> dict:
     s = r.scenario
+    decisions = [decision(r, d) for d in r.decisions]          # `another` searches once per decision
     return {
         "tool": {"name": "sizing", "version": __version__},
         "scenario": {"name": s.name, "title": s.title, "file": s.file, "sha256": sha256(s.data)},
@@ -54,8 +55,8 @@ def as_dict(r: Results) -> dict:
                           "crossovers": [c.as_dict() for c in w.crossovers]}) for w in r.sweeps],
         "grids": [clean(g.as_dict()) for g in r.grids],
         "crossovers": clean([c.as_dict() for c in r.crossovers]),
-        "decision": decision(r, r.decision) if r.decision else None,
-        "decisions": [decision(r, d) for d in r.decisions],
+        "decision": decisions[0] if decisions else None,
+        "decisions": decisions,
         "uncertainty": simulation(r),
         "problems": [p.as_dict() for p in r.problems],
     }
