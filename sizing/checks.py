@@ -21,9 +21,11 @@ NOT_RANKABLE = ("bound",)                                        # text, not a n
 
 
 def check_parallel(chk: Checker, ent: Entity, kind: str, path: str) -> None:
-    """The parallel layout must multiply to the devices it splits."""
+    """The parallel layout must multiply to the devices it splits: the counts written, not a default (an
+    alternative is checked with its workload's defaults in place, the workload before them)."""
     tensor, pipeline = ent.get("parallel.tensor"), ent.get("parallel.pipeline", 1)
-    counts = [(p, v) for p, v in ent.values.items() if p == "devices" or p.startswith("devices.")]
+    counts = [(p, v) for p, v in ent.values.items()
+              if (p == "devices" or p.startswith("devices.")) and v.source != "default"]
     for p, v in counts:
         if kind == "generate":
             if tensor is not None and tensor * pipeline != v.value:

@@ -126,3 +126,30 @@ def test_page_one_says_when_another_batch_would_beat_the_recommendation():
         f"${round(best.value) - round(cheapest.value):,}/month less than this; rank it before signing.")
     capacity = results_of("capacity-chat-8b")              # none beats its recommendation: nothing said
     assert batch_hints(capacity, capacity.decision) and batch_flip(capacity, capacity.decision) == ""
+
+
+def test_every_shipped_snippet_pasted_as_printed_validates_and_ranks_the_promised_cost():
+    """A procurement reviewer pasted Mixtral's `alternatives: {b64: {batch: 64}}` and was refused: the alternative
+    was checked with its workload's default `devices: 1` against `parallel: {expert: 2}`, which the workload itself
+    is not (the count written is checked, not a default)."""
+    import yaml
+    pasted = 0
+    for path in sorted((ROOT / "scenarios").glob("*.yaml")):
+        r = results_of(path.stem)
+        for dec in r.decisions:
+            hints = batch_hints(r, dec)
+            if not hints:
+                continue
+            snippet = batch_words(r, dec, hints).rsplit("alternatives: ", 1)[1].rstrip(".")
+            data = yaml.safe_load(path.read_text())
+            data["workloads"][dec.workload].setdefault("alternatives", {}).update(yaml.safe_load(snippet))
+            scn, problems = load_scenario_bytes(yaml.safe_dump(data, sort_keys=False).encode(), path.name)
+            assert scn is not None and not [p for p in problems if p.level == "error"], (path.name, problems)
+            again = evaluate(scn)
+            first = min(hints, key=lambda h: h.value)
+            alt = next(iter(yaml.safe_load(snippet)))
+            ranked = [o for o in next(d for d in again.decisions if d.workload == dec.workload).options
+                      if o.alternative == alt and o.device == first.option.device and o.variant == first.option.variant]
+            assert ranked and ranked[0].passes and ranked[0].value == pytest.approx(first.value, rel=1e-9), path.name
+            pasted += 1
+    assert pasted >= 3
