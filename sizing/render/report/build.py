@@ -35,7 +35,7 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
         undecided=undecided(results),
         findings=findings(results),
         caveats=caveats(results),
-        workloads=tuple(workload_section(results, wid) for wid in workload_ids(results)),
+        workloads=sections(results),
         breakeven=breakeven(results), method=method(results),
         glossary=glossary(results), warnings=tuple(f"{p.path}: {p.message}" for p in results.problems),
         provenance=Provenance(f"sizing {__version__}", Path(scn.file).name, sha256(scn.data),
@@ -45,6 +45,12 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
         limits=tuple(dict.fromkeys(K.LIMITS + tuple(x for kind in dict.fromkeys(p.kind for p in results.pairs)
                                                     for x in K.get(kind).limits))),
     )
+
+
+def sections(r: Results) -> tuple:
+    """Each workload's section; an input is listed under the first that reads it."""
+    shown: dict[str, str] = {}
+    return tuple(workload_section(r, wid, shown) for wid in workload_ids(r))
 
 
 def today(scn) -> date:

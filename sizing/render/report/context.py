@@ -75,6 +75,7 @@ class WorkloadSection:
     sweep_tables: tuple[Table, ...]
     charts: tuple[Chart, ...]
     grids: tuple[tuple[Chart | None, Table], ...] = ()      # two-field sweeps: a map and its table
+    repeated: str = ""                                       # which inputs are as listed under an earlier section
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ... import alternatives
 from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Pair, Results
@@ -17,7 +18,9 @@ DEVICE_COLUMNS = 5                 # results tables split into chunks of this ma
 SWEEP_ROWS = 12                    # a long sweep's rows, evenly spaced (the JSON has them all)
 
 
-def workload_section(r: Results, wid: str) -> WorkloadSection:
+def workload_section(r: Results, wid: str, shown: dict[str, str] | None = None) -> WorkloadSection:
+    """`shown`: each input key an earlier section listed -> that section's title; this section lists only the
+    others (and adds its own)."""
     pairs = pairs_of(r, wid)
     kind = pairs[0].kind
     w = r.scenario.workloads.get(wid)
@@ -25,19 +28,42 @@ def workload_section(r: Results, wid: str) -> WorkloadSection:
         title = f"Benchmark record {wid} ({pairs[0].device})"
     else:
         title = workload_title(r, wid)
+    shown = {} if shown is None else shown
+    groups, above = input_groups(r, pairs, shown)
+    shown.update({key: title for key in used_keys(pairs) if key in r.inputs and key not in shown})
     return WorkloadSection(wid, title, K.get(kind).words, str(w.get("description", "")) if w else "",
-                           input_groups(r, pairs), result_tables(pairs), sweep_tables(r, wid),
-                           workload_charts(r, wid, pairs), tuple(grid_view(g) for g in r.grids if g.workload == wid))
+                           groups, result_tables(pairs), sweep_tables(r, wid),
+                           workload_charts(r, wid, pairs), tuple(grid_view(g) for g in r.grids if g.workload == wid),
+                           repeated_words(above, bool(groups)))
 
 
-def input_groups(r: Results, pairs: list[Pair]) -> tuple[InputGroup, ...]:
-    """The inputs the pairs' formulas read, grouped by entity, as written and with their source."""
+def repeated_words(above: list[str], own: bool) -> str:
+    """'The inputs listed above under “Chat answers” apply here too; only this workload's own follow.' '' when
+    none is."""
+    if not above:
+        return ""
+    names = [f"“{t}”" for t in above]
+    joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    rest = "only those it sets or reads alone follow" if own else "it reads no other"
+    return f"The inputs listed above under {joined} apply here too; {rest}."
+
+
+def input_groups(r: Results, pairs: list[Pair], shown: dict[str, str]) -> tuple[tuple[InputGroup, ...], list[str]]:
+    """The inputs the pairs' formulas read, grouped by entity, as written and with their source; an input an
+    earlier section listed (a device's, a model's, or the workload's that an alternative keeps) is left out, and
+    the titles of the sections it is under are returned beside the groups."""
     used = used_keys(pairs)
     groups: dict[tuple[str, str], list] = {}
     order = {"workload": 0, "benchmark": 0, "model": 1, "device": 2}
+    above: list[str] = []
     for key, i in r.inputs.items():
-        if key in used:
-            groups.setdefault((i.entity.kind, i.entity.id), []).append(i)
+        if key not in used:
+            continue
+        same = shown.get(key) or shown.get(alternatives.inherited(r.inputs, r.scenario.workloads, key) or "")
+        if same:
+            above += [same] if same not in above else []
+            continue
+        groups.setdefault((i.entity.kind, i.entity.id), []).append(i)
     out = []
     for (kind, eid), inputs in sorted(groups.items(), key=lambda kv: order.get(kv[0][0], 3)):
         sources = [i.value.source or "" for i in inputs]
@@ -46,7 +72,7 @@ def input_groups(r: Results, pairs: list[Pair]) -> tuple[InputGroup, ...]:
         rows = tuple((i.path, separated(i.value.text), F.INPUTS[i.role].description,
                       "" if common and i.value.source == common else i.value.source or "") for i in inputs)
         out.append(InputGroup(entity_heading(r, kind, eid), common, rows))
-    return tuple(out)
+    return tuple(out), above
 
 
 def entity_heading(r: Results, kind: str, eid: str) -> str:
