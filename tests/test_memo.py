@@ -543,9 +543,9 @@ def test_the_order_line_names_hardware_and_what_runs_on_it_goes_below():
     # alternative by its title; an untitled one is named by what it changes
     from sizing.narrative.memo import setup
     assert setup(r, r.decision.best) == ""
-    base = r.scenario.workloads["tune-lora"]
-    title = base.values.pop("title")
+    base = r.scenario.workloads["tune"]          # untitled: the alternative's title is made up, not the scenario's
+    title = base.values.pop("alternatives.lora.title")
     try:
         assert setup(r, r.decision.best) == "set up with method lora, trainable 1 %"
     finally:
-        base.values["title"] = title
+        base.values["alternatives.lora.title"] = title

@@ -4,6 +4,8 @@ named in words ("the Instinct MI300X hourly price", not "mi300x price")."""
 
 from __future__ import annotations
 
+import math
+
 import statistics
 
 from dataclasses import dataclass
@@ -87,11 +89,13 @@ def option_words(r: Results, o: Option, short: bool = False) -> str:
 
 
 def setup(r: Results, o: Option) -> str:
-    """What runs on an alternative's hardware, for the line under the order: nothing where the alternative has a
-    title (page one's next line names it: 'For LoRA adapters ...'), else what it changes ('set up with batch
-    32')."""
+    """What runs on an alternative's hardware, for the line under the order: nothing where the scenario gives the
+    alternative a title (page one's next line names it: 'For LoRA adapters ...'), else what it changes ('set up
+    with batch 32'; a new user read 'Buy 3 × Instinct MI300X' for the FP8 alternative that needs 3 where the
+    workload as written needs 4)."""
     w = r.scenario.workloads.get(o.workload)
-    return "" if w is None or w.get("title") else f"set up with {alternative_phrase(r, o)}"
+    titled = w is not None and "title" in alternatives.given_by(r.scenario.workloads, w)
+    return "" if w is None or titled else f"set up with {alternative_phrase(r, o)}"
 
 
 def alternative_phrase(r: Results, o: Option) -> str:
@@ -166,6 +170,8 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
     detail = f"{count(replicas, 'replica')} of {count(n / replicas, 'device')}" \
         if isinstance(replicas, float) and isinstance(n, float) and replicas and n != replicas else \
         servers(r, dec, o, v) if p is not None and p.kind == "train" else ""
+    if p is not None and p.kind != "train" and isinstance(n, float):
+        detail = "; ".join(x for x in (detail, served_servers(r, o, n)) if x)
     if o.alternative:                   # the hardware line names hardware; what runs on it goes below
         name = short_name(r, o.device)
         detail = "; ".join(x for x in (setup(r, o), detail) if x)
@@ -176,6 +182,18 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
             ("" if p.kind == "train" else ", all month")
         return f"Rent {many}{name} {how}", detail
     return (f"Choose {many}{name}" if many else f"Choose {name}"), detail
+
+
+def served_servers(r: Results, o: Option, n: float) -> str:
+    """A served fleet's devices in servers where they do not fill whole ones, as for a training run: '1.25 servers
+    of 8 (its scale-up domain), 2 where sold by the server' (a procurement reviewer could not order 10 H100 SXM5 on
+    their own). '' within one server, or where they fill whole ones."""
+    domain = r.inputs.get(f"device.{o.device}.interconnect.domain")
+    size = domain.value.value if domain is not None else None
+    if not isinstance(size, (int, float)) or size <= 1 or n <= size or (n / size).is_integer():
+        return ""
+    return (f"{human(n / size, '')} servers of {human(size, '')} (its scale-up domain), "
+            f"{math.ceil(n / size)} where sold by the server")
 
 
 @dataclass(frozen=True)

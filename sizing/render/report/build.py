@@ -42,9 +42,17 @@ def build_context(results: Results, attachments: tuple[str, ...]) -> Report:
                               build_date_words(scn), attachments, renderers()),
         signoff=signoff(meta), constants=constants(results), trust=trust(results), trust_words=trust_words(results),
         trust_apart=trust_apart(results), currency=currency.code(),
-        limits=tuple(dict.fromkeys(K.LIMITS + tuple(x for kind in dict.fromkeys(p.kind for p in results.pairs)
-                                                    for x in K.get(kind).limits))),
+        limits=limits(results),
     )
+
+
+def limits(r: Results) -> tuple[str, ...]:
+    """What the model leaves out, for the kinds of work present; the mixture-of-experts routing only where a model
+    has experts (a reviewer found it in a report of dense models)."""
+    moe = any(k.startswith("model.") and k.endswith(".experts") for k in r.inputs)
+    kinds = dict.fromkeys(p.kind for p in r.pairs)
+    return tuple(x for x in dict.fromkeys(K.LIMITS + tuple(x for kind in kinds for x in K.get(kind).limits))
+                 if moe or not x.startswith("Mixture-of-experts"))
 
 
 def sections(r: Results) -> tuple:

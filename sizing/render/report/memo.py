@@ -7,8 +7,9 @@ from datetime import date
 
 from ...decide import pair_of
 from ...evaluate import Results
-from ...narrative import objective_words, option_tag, rate, show, value_words
+from ...narrative import failure_tag, objective_words, option_tag, rate, show, value_words
 from ...narrative.memo import Money, beside, money_of, option_words
+from ...narrative.money import busy_devices
 from ...narrative.risks import risks
 from ...results import Decision, Option
 from ... import currency
@@ -94,7 +95,15 @@ def show_unit(r: Results, dec: Decision, o: Option, m: Money) -> str:
 
 
 def meets(r: Results, dec: Decision, o: Option) -> str:
-    return "yes" if o.passes else f"no: {SHORT_FAILURE.get(option_tag(r, dec, o), 'fails a requirement')}"
+    """'yes', or every kind of requirement it fails, the dominant first: 'no: not available where it must run;
+    too slow for the targets' (a reviewer read only the first and took the option for fast enough)."""
+    if o.passes:
+        return "yes"
+    first = option_tag(r, dec, o)
+    p = pair_of(r, dec, o) if o.variant != "api" else None
+    rest = [("deadline" if t == "latency target" and p is not None and p.kind == "train" else t)
+            for t in dict.fromkeys(failure_tag((f,)) for f in o.failures) if t != failure_tag(o.failures)]
+    return "no: " + "; ".join(SHORT_FAILURE.get(t, "fails a requirement") for t in dict.fromkeys([first, *rest]))
 
 
 def alternative_of(dec: Decision, o: Option) -> Option:
@@ -113,8 +122,11 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
     mark = next((i for i, o in enumerate(dec.options) if o.id == dec.recommendation), None)
     ranks = [str(o.rank) if o.rank else "–" for o in dec.options]
     names = [f"{beside(r, o, alternative_of(dec, o), short=True).removesuffix(', on demand')}\n"
-             f"{basis_text(r, dec, o, m)}" for o, m in zip(dec.options, ms)]
-    devices = count_column([peak_devices(r, dec, o, m) for o, m in zip(dec.options, ms)])
+             f"{basis_text(r, dec, o, m, average=False)}" for o, m in zip(dec.options, ms)]
+    devices = [d if o.variant != "busy_hours" or m.devices is None or d in ("–", "n/a") else
+               f"{d} at peak\n{busy_devices(r, o, pair_of(r, dec, o).values)} average"   # the money's count
+               for d, o, m in zip(count_column([peak_devices(r, dec, o, m) for o, m in zip(dec.options, ms)]),
+                                  dec.options, ms)]
     verdicts = [meets(r, dec, o) for o in dec.options]
     risk = ["; ".join(risks(r, dec, o, today, detail=False)) or "–" for o in dec.options]
     if kind == "serving":
@@ -135,8 +147,9 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
         note = ("Monthly cost = capital written off over the horizon + running cost per month; total over the "
                 "horizon = capital + running cost × its months." + ("" if same else " The horizons differ (each "
                 "device's write-off period, else 3 years): compare the options on the monthly cost, which writes "
-                "each capital off over its own horizon, not on the totals.") + " Devices: the fleet, or for renting on demand the "
-                "devices at the peak (the average is billed). Options that do not meet the requirements are not "
+                "each capital off over its own horizon, not on the totals.") + " Devices: the fleet, or for renting on demand "
+                "the devices at the peak and on average (the average is billed). Options that do not meet the "
+                "requirements are not "
                 "ranked; one that does not fit or misses a target is not priced (n/a). Amounts are rounded to whole units "
                 "where they reach 1,000; the workbook's Summary holds them exactly.")
     elif kind == "run":

@@ -47,6 +47,7 @@ class Outcome:
     to: float | None = None          # the input's moved value
     words: str | None = None         # the option recommended, as a sentence names it
     devices: float | None = None     # a training run's devices there (a deadline's count moves with the inputs)
+    tie: bool = False                # another option on the same devices, paid alike, at the same headline
 
 
 def sensitivity(r: Results, which: int) -> Sensitivity | None:
@@ -74,26 +75,32 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
             chosen = alt.best if alt else None
             n = cells.get(counts.get(chosen.id)) if chosen else None
             moved = isinstance(n, float) and (n != now or chosen.label != best)    # the count only where it moves
+            tie = chosen is not None and chosen.label != best and chosen.device == dec.best.device and \
+                chosen.variant == dec.best.variant and fmt(chosen.value) == fmt(base) and not moved
             out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None,
                                nudged(r, key, f), apart_from(r, chosen, dec.best) if chosen else None,
-                               n if moved else None))
+                               n if moved else None, tie))
         moves.append((key, out))
     changed = lambda o: o.moved and (o.device != best or fmt(o.value) != fmt(base))   # noqa: E731
     shown = [m for m in moves if any(changed(o) for o in m[1])]
     shown.sort(key=lambda m: (-sum(o.device != best for o in m[1]), -swing(base, m[1]), m[0]))
     flips = tuple(in_words(r, [(key, o.to, o.words) for key, out in shown for o in out
-                              if o.moved and o.device != best]))
+                              if o.moved and o.device != best and not o.tie]))
+    flips += tuple(ties_words(r, [(key, o) for key, out in shown for o in out if o.tie]))
     intro = (f"Each assumption below was moved down and up by 25 % (fractions capped at 100 %), one at a time, and "
              f"the engine re-run. Headline: {objective_words(dec)} of the recommended option, now {fmt(base)} on "
              f"{option_words(r, dec.best)}. {len(moves) - len(shown)} other assumptions move neither the recommendation nor the "
              f"headline.")
+    widest = sorted(shown, key=lambda m: (-swing(base, m[1]), m[0]))[:TORNADO_ROWS]     # a tornado: widest first
     swings = [charts.Swing(input_label(r, key), *(o.value if o.moved else None for o in out),
                            *(f"→ {o.device or 'none qualifies'}" if o.moved and o.device != best else "" for o in out))
-              for key, out in shown[:TORNADO_ROWS]]
+              for key, out in widest]
     chart = None
     if swings:
-        chart = Chart("Tornado: the headline figure with each assumption at −25 % (blue) and +25 % (orange); a red "
-                      "note names the option recommended instead.",
+        some = f"the {len(widest)} of the table's {len(shown)} assumptions that move it most, " \
+            if len(widest) < len(shown) else ""
+        chart = Chart(f"Tornado: the headline figure with each assumption ({some}widest first) at −25 % (blue) and "
+                      "+25 % (orange); a red note names the option recommended instead.",
                       charts.tornado(f"Sensitivity of the {objective_words(dec)}", base, swings, d.unit,
                                      "assumption −25 %", "assumption +25 %"))
     rows = tuple((input_label(r, key), separated(r.inputs[key].value.text),
@@ -104,6 +111,20 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
     more = f"and {len(flips) - FLIPS_SHOWN} more in the sensitivity section" if len(flips) > FLIPS_SHOWN else ""
     return Sensitivity(intro, flips[:FLIPS_SHOWN], more, chart, Table(head, rows, ("l", "r", "l", "r", "l", "r")),
                        held_range(r, dec, moves, fmt))
+
+
+def ties_words(r: Results, ties: list[tuple[str, Outcome]]) -> list[str]:
+    """The moves that only swap the recommendation for an option that costs the same on the same devices, paid
+    alike, as one clause (a new user read six such swaps as six ways the decision could change): 'the memory
+    bandwidth efficiency 25 % higher and 5 more: only Instinct MI300X (batch 32), at the same cost on the same
+    devices'. [] when none."""
+    if not ties:
+        return []
+    first = moved_words(r, ties[0][0], ties[0][1].to)
+    more = f" and {len(ties) - 1} more" if len(ties) > 1 else ""
+    names = " or ".join(dict.fromkeys(o.words for _, o in ties if o.words))
+    return [f"{first}{more}: only {names}, at the same cost on the same devices paid alike (a tie broken "
+            "the other way, not another purchase)"]
 
 
 def device_keys(r: Results, dec) -> dict[str, str]:

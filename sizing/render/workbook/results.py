@@ -197,11 +197,31 @@ FAILURES = {"fits": "does not fit", "meets_targets": "misses a target", "demand_
             "feasible_fleet": "no feasible fleet"}
 
 
+WHERE = {"available_cloud": "not in the cloud", "available_on_prem": "not on-prem", "available_edge": "not at the edge",
+         "owned_fleet": "not bought"}         # short: a `fails` formula lists them all
+
+
 def failure(b: Book, x) -> str:
-    """A failed requirement in words: a training run's target is its deadline."""
-    if x.quantity == "meets_targets" and any(p.workload == x.workload and p.kind == "train" for p in b.r.pairs):
+    """A failed requirement (a Check) in words."""
+    return failure_name(x.requirement, x.quantity,
+                        any(p.workload == x.workload and p.kind == "train" for p in b.r.pairs))
+
+
+def failure_name(requirement: str, quantity: str, train: bool = False) -> str:
+    """A failed requirement in words, as the report's options table says it: a training run's target is its
+    deadline; a budget is exceeded; a deployment is where it cannot run (a finance reviewer read
+    'busy_hours_in_cloud (code)')."""
+    if quantity in ("meets_targets", "api_meets_targets") and train:
         return "misses the deadline"
-    return FAILURES.get(x.quantity, x.quantity)
+    if requirement == "budget":
+        return "over budget"
+    if quantity.endswith("_in_cloud"):
+        return "cloud only"
+    if quantity in WHERE:
+        return WHERE[quantity]
+    if quantity == "api_meets_targets":
+        return "misses a target"
+    return FAILURES.get(quantity, quantity.replace("_", " "))
 
 
 def fails_text(b: Book, cs: list) -> str | None:

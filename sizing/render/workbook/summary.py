@@ -22,11 +22,12 @@ PER_UNIT = {"fleet": ("cost_per_million_tokens", "cost_per_million_requests"),
             "api": ("api_cost_per_million_tokens",)}
 BASIS = {"busy_hours": "rent on demand", "api": "per token"}
 CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity assumed always to be had; devices: "
-                        "those the peak needs",
+                        "those the peak needs; the average is billed",
           "api": "the provider's price and stated service level; its capacity is not modelled"}
 SERVING_CHECK = "capital / horizon + operating = monthly"
 RUN_CHECK = "devices × hourly rate × duration = cost"
-SERVING = ["option", "cost basis", "devices", "capital", "operating per month", "monthly cost (capital amortised)",
+SERVING = ["option", "cost basis", "devices", "devices billed on average (on demand)", "capital", "operating per month",
+           "monthly cost (capital amortised)",
            "horizon (months)", "cost per year (capital amortised)", "total over the horizon",
            "cost per million output tokens", "meets requirements", "rank", SERVING_CHECK,
            "fails", "note"]
@@ -73,7 +74,9 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> 
     for c in range(1, len(labels) + 1):
         ws.cell(row + 3, c).align = Align("right" if c > 2 else None, "bottom", wrap=True)
     first, held = row + 4, []
-    for k, (o, meets, rank, fails) in enumerate(b.option_cells.get(name, [])):
+    ranked = {o.id: (o.rank or len(dec.options) + 1, k) for k, o in enumerate(dec.options)}
+    cells = sorted(b.option_cells.get(name, []), key=lambda c: ranked.get(c[0].id, (len(dec.options) + 1, 0)))
+    for k, (o, meets, rank, fails) in enumerate(cells):            # as the report ranks them; the rank stays live
         held.append((serving_row if serving else run_row)(b, ws, first + k, dec, o, meets, rank))
         put(ws, first + k, SERVING.index("fails") + 1 if serving else len(RUN), f'=IF({fails}="","",{fails})',
             value_of=b.cell_value(fails) or "")
@@ -105,22 +108,26 @@ def ref(ws: Sheet, row: int, col: int, b: Book, dec: Decision, o: Option, qid: s
 
 def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> bool:
     """One option's money; returns whether it reconciles (capital / horizon + operating = monthly)."""
+    col = {label: k + 1 for k, label in enumerate(SERVING)}
+    cap, opex, mon, hor = (column_letter(col[x]) for x in ("capital", "operating per month",
+                                                            "monthly cost (capital amortised)", "horizon (months)"))
     put_text(ws, row, 1, o.label)
     fleet = o.variant == "fleet"
     if fleet:
         basis(ws, row, b, dec, o)
-        ref(ws, row, 3, b, dec, o, "fleet_devices", "#,##0")
-        capital = ref(ws, row, 4, b, dec, o, "capex", money())
-        operating = ref(ws, row, 5, b, dec, o, "opex_monthly", money())
+        ref(ws, row, col["devices"], b, dec, o, "fleet_devices", "#,##0")
+        capital = ref(ws, row, col["capital"], b, dec, o, "capex", money())
+        operating = ref(ws, row, col["operating per month"], b, dec, o, "opex_monthly", money())
     else:
         put_text(ws, row, 2, BASIS[o.variant])
-        put_text(ws, row, 15, CAVEAT[o.variant])
-        if o.variant == "busy_hours":                      # the devices the peak needs (the average is billed)
-            ref(ws, row, 3, b, dec, o, "fleet_devices", "#,##0")
-        capital = 0.0
-        put(ws, row, 4, "=0", money(), value_of=0)
-        operating = ref(ws, row, 5, b, dec, o, MONTHLY[o.variant], money())
-    monthly = ref(ws, row, 6, b, dec, o, MONTHLY[o.variant], money())
+        put_text(ws, row, col["note"], CAVEAT[o.variant])
+        if o.variant == "busy_hours":                      # the devices the peak needs, and the average billed
+            ref(ws, row, col["devices"], b, dec, o, "fleet_devices", "#,##0")
+            ref(ws, row, col["devices billed on average (on demand)"], b, dec, o, "busy_hours_devices", "#,##0.000")
+        operating = ref(ws, row, col["operating per month"], b, dec, o, MONTHLY[o.variant], money())
+        capital = 0.0 if isinstance(operating, (int, float)) else None      # renting needs none; unpriced: blank
+        put(ws, row, col["capital"], f'=IF(ISNUMBER({opex}{row}),0,"")', money(), value_of=capital)
+    monthly = ref(ws, row, col["monthly cost (capital amortised)"], b, dec, o, MONTHLY[o.variant], money())
     amortisation = f"device.{o.device}.costs.amortisation"
     written_off = b.r.inputs.get(amortisation) or b.r.blanks.get(amortisation)      # a blank reads as 3 years
     if fleet and written_off is not None:
@@ -128,20 +135,20 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     else:
         seconds, text = HORIZON.value, b.constant(HORIZON)
     months = seconds / MONTH.value
-    put(ws, row, 7, f"={text}/{b.constant(MONTH)}", "#,##0", value_of=months)
+    put(ws, row, col["horizon (months)"], f"={text}/{b.constant(MONTH)}", "#,##0", value_of=months)
     priced = all(isinstance(v, (int, float)) for v in (capital, operating, monthly))
-    put(ws, row, 8, f'=IF(ISNUMBER(F{row}),F{row}*{b.constant(YEAR_MONTHS)},"")', money(),
-        value_of=monthly * YEAR_MONTHS.value if priced else None)
-    put(ws, row, 9, f'=IF(ISNUMBER(F{row}),D{row}+E{row}*G{row},"")', money(),
-        value_of=capital + operating * months if priced else None)
+    put(ws, row, col["cost per year (capital amortised)"], f'=IF(ISNUMBER({mon}{row}),{mon}{row}*'
+        f'{b.constant(YEAR_MONTHS)},"")', money(), value_of=monthly * YEAR_MONTHS.value if priced else None)
+    put(ws, row, col["total over the horizon"], f'=IF(ISNUMBER({mon}{row}),{cap}{row}+{opex}{row}*{hor}{row},"")',
+        money(), value_of=capital + operating * months if priced else None)
     unit = next((q for q in PER_UNIT[o.variant] if value(b, dec, o, q)[0]), None)
     if unit:
-        ref(ws, row, 10, b, dec, o, unit, money(2))
-    put(ws, row, 11, f"={meets}", value_of=b.cell_value(meets))
-    put(ws, row, 12, f"={rank}", value_of=b.cell_value(rank))
+        ref(ws, row, col["cost per million output tokens"], b, dec, o, unit, money(2))
+    put(ws, row, col["meets requirements"], f"={meets}", value_of=b.cell_value(meets))
+    put(ws, row, col["rank"], f"={rank}", value_of=b.cell_value(rank))
     holds = not priced or abs(capital / months + operating - monthly) <= TOLERANCE.value * abs(monthly)
-    put(ws, row, 13, f"=IF(ISNUMBER(F{row}),ABS(D{row}/G{row}+E{row}-F{row})<={b.constant(TOLERANCE)}*ABS(F{row}),"
-                     "TRUE)", value_of=holds)
+    put(ws, row, col[SERVING_CHECK], f"=IF(ISNUMBER({mon}{row}),ABS({cap}{row}/{hor}{row}+{opex}{row}-{mon}{row})"
+                                     f"<={b.constant(TOLERANCE)}*ABS({mon}{row}),TRUE)", value_of=holds)
     return holds
 
 

@@ -1,0 +1,123 @@
+"""What a procurement officer, a finance reviewer and a new user stumbled over on the way to signing (reader reviews
+of 2026-12-07), each checked against the engine."""
+
+import io
+import math
+from datetime import date
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from helpers import results_at, results_of
+
+from sizing.narrative.memo import action
+from sizing.render.report.memo import meets, options_table
+from sizing.render.report.sensitivity import sensitivity
+
+TIED = Path(__file__).parent / "fixtures" / "tied-options.yaml"
+
+
+def test_the_order_line_of_an_untitled_alternative_says_what_runs_on_the_hardware():
+    """'Buy 3 × Instinct MI300X' for the FP8 alternative: the workload as written needs 4."""
+    r = results_at(TIED)
+    assert r.decision.best.alternative == "fp8"
+    assert action(r, r.decision, r.decision.best) == ("Buy 3 × Instinct MI300X",
+                                                      "set up with precision fp8, kv precision bf16")
+
+
+def test_a_tie_broken_the_other_way_is_one_clause_not_a_list_of_changes():
+    """Nine moves only swapped the FP8 recommendation for batch 32 at the same cost on the same 3 MI300X: they read
+    as nine ways the decision could change."""
+    r = results_at(TIED)
+    s = sensitivity(r, 0)
+    assert len(s.flips) == 1 and not s.more_flips
+    (clause,) = s.flips
+    assert clause.startswith("the Instinct MI300X memory-bandwidth efficiency 25 % higher and 8 more: only Instinct "
+                             "MI300X (precision bf16), at the same cost on the same devices paid alike")
+    # the table still lists each move
+    assert sum(row[2] != "mi300x, fp8" or row[4] != "mi300x, fp8" for row in s.table.rows) == 9
+
+
+def test_a_move_that_changes_the_purchase_is_still_listed_one_by_one():
+    r = results_of("moe-mixtral-serving")
+    s = sensitivity(r, 0)
+    assert s.flips and not any("paid alike" in f for f in s.flips)
+    assert all(": " in f and " instead of " in f for f in s.flips)
+
+
+def test_on_demand_devices_read_at_the_peak_and_on_average_and_multiply_to_the_cost():
+    r = results_of("chat-70b-fp8")
+    dec = r.decision
+    table, note = options_table(r, dec, date(2026, 12, 2))
+    col = table.head.index("Devices")
+    best = table.rows[0]
+    peak, average = best[col].split("\n")
+    assert peak == "6 at peak" and average == "3.376 average"
+    price = r.inputs["device.mi300x.price"].value.value * 3600
+    assert round(3.376 * price * 730.5) == 4562 == round(dec.best.value)      # the table multiplies to its cost
+    assert "the devices at the peak and on average (the average is billed)" in note
+    assert "on demand at $1.85/hour" in best[1] and "average" not in best[1]
+
+
+def test_an_option_that_fails_twice_says_both():
+    """'not available where it must run' alone: the reviewer took the on-demand L40S for fast enough."""
+    r = results_of("platform-two-services")
+    dec = r.decisions[1]
+    words = {o.label: meets(r, dec, o) for o in dec.options}
+    assert words["l40s, on demand as traffic needs"] == "no: not available where it must run; too slow for the targets"
+    assert words["l40s"] == "no: too slow for the targets"
+    assert words["h100"] == "yes"
+
+
+def test_a_bought_fleet_that_does_not_fill_whole_servers_says_how_many_to_order():
+    r = results_of("platform-two-services")
+    dec = r.decisions[1]
+    assert action(r, dec, dec.best) == ("Buy 10 × H100 SXM5 80GB", "5 replicas of 2 devices; 1.25 servers of 8 (its "
+                                        "scale-up domain), 2 where sold by the server")
+    assert r.inputs["device.h100.interconnect.domain"].value.value == 8
+
+
+def test_summary_rows_follow_the_ranking_and_on_demand_rows_carry_the_average_billed():
+    from sizing.render.workbook import workbook_bytes
+    r = results_of("chat-70b-fp8")
+    ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)), data_only=True)["Summary"]
+    rows = list(ws.iter_rows(values_only=True))
+    at = next(i for i, row in enumerate(rows) if row[0] == "option")
+    head = rows[at]
+    body = [dict(zip(head, row)) for row in rows[at + 1:] if row[0]]
+    body = body[:len(r.decision.options)]
+    ranks = [b["rank"] for b in body if isinstance(b["rank"], (int, float))]
+    assert ranks == sorted(ranks) and ranks[0] == 1
+    assert [b["option"] for b in body[:len(ranks)]] == [o.label for o in r.decision.options if o.rank]
+    first = body[0]
+    assert first["cost basis"] == "rent on demand"
+    billed = first["devices billed on average (on demand)"]
+    pair = next(p for p in r.pairs if p.workload == r.decision.best.workload and p.device == r.decision.best.device)
+    assert billed == pytest.approx(pair.values["busy_hours_devices"]) and first["devices"] == 6
+    for b in body:
+        if b["cost basis"] == "rent on demand" and not isinstance(b["monthly cost (capital amortised)"], (int, float)):
+            assert b["capital"] in (None, "")               # not priced: blank, as the report's n/a
+        if b["cost basis"] != "rent on demand":
+            assert b["devices billed on average (on demand)"] in (None, "")
+    assert not math.isnan(billed)
+
+
+def test_the_tornado_shows_the_widest_swings_and_says_how_many_of_the_table_it_shows():
+    """The purchase price moved the headline most ($8,548-12,714) but was left off the chart, which showed the moves
+    that flip the recommendation first."""
+    import base64
+    r = results_of("platform-two-services")
+    s = sensitivity(r, 1)
+    assert len(s.table.rows) == 17
+    assert "(the 12 of the table's 17 assumptions that move it most, widest first)" in s.chart.caption
+    svg = base64.b64decode(s.chart.uri.split(",", 1)[1]).decode()
+    assert "purchase price" in svg
+
+
+def test_what_the_model_leaves_out_names_expert_routing_only_where_a_model_has_experts():
+    from sizing.render.report.build import limits
+    routed = lambda name: [x for x in limits(results_of(name)) if x.startswith("Mixture-of-experts")]  # noqa: E731
+    assert routed("platform-two-services") == [] and len(routed("moe-mixtral-serving")) == 1
+    assert any(x.startswith("Serving throughput follows the static-batch model") for x in
+               limits(results_of("platform-two-services")))
