@@ -121,3 +121,50 @@ def test_what_the_model_leaves_out_names_expert_routing_only_where_a_model_has_e
     assert routed("platform-two-services") == [] and len(routed("moe-mixtral-serving")) == 1
     assert any(x.startswith("Serving throughput follows the static-batch model") for x in
                limits(results_of("platform-two-services")))
+
+
+def test_where_no_option_would_qualify_the_recommendation_says_why_it_would_not():
+    """'planned maximum utilisation 25 % lower: no option qualifies' did not say the purchase would go over the
+    $400,000 budget."""
+    r = results_of("platform-two-services")
+    s = sensitivity(r, 1)
+    assert s.flips == ("the planned maximum utilisation of Code assistant 25 % lower (52.5 % instead of 70 %): no "
+                       "option qualifies (H100 SXM5 80GB would go over the budget)",)
+
+
+def chart_text(charts_, start: str) -> str:
+    import base64
+    c = next(c for c in charts_ if c.caption.startswith(start))
+    return base64.b64decode(c.uri.split(",", 1)[1]).decode()
+
+
+def test_a_ceiling_hidden_under_another_is_dashed_and_named_and_the_api_line_carries_its_value():
+    """The H100's roofline lay hidden under the H100 pair's; the hosted API's dashed line sat below the lowest
+    labelled tick, its value unreadable."""
+    from sizing.narrative import pairs_of
+    from sizing.render.report.figures import workload_charts
+    r = results_of("moe-mixtral-serving")
+    assert "h100-pair (h100's ceiling)" in chart_text(workload_charts(r, "chat", pairs_of(r, "chat")), "Roofline")
+    r = results_of("platform-two-services")
+    api = next(p.values["api_cost_per_million_tokens"] for p in r.pairs if p.workload == "support"
+               and isinstance(p.values.get("api_cost_per_million_tokens"), float))
+    svg = chart_text(workload_charts(r, "support", pairs_of(r, "support")), "Cost per million output tokens")
+    assert f"hosted API, ${api:.2f}/M output tokens" in svg and api == 0.5      # $ per million: the unit
+
+
+def test_the_workbook_says_how_to_make_libreoffice_recalculate_it():
+    """A finance reviewer's recalculation in LibreOffice at its default settings kept the stored values, silently."""
+    from sizing.render.workbook import workbook_bytes
+    ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(results_of("ref-7b-decode"))))["README"]
+    steps = [str(c.value) for row in ws.iter_rows() for c in row if c.value]
+    assert any("Recalculation on file load is 'Always recalculate'" in s for s in steps)
+
+
+def test_prices_under_a_thousand_show_cents_on_inputs():
+    """'2.5' beside '2.25' on the Inputs sheet."""
+    from sizing.render.workbook import workbook_bytes
+    ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(results_of("chat-70b-fp8"))))["Inputs"]
+    prices = [(r[1].value, r[1].number_format) for r in ws.iter_rows() if r[0].value == "price"]
+    assert (2.5, "#,##0.00") in prices and (1.6, "#,##0.00") in prices
+    assert all(f == "#,##0" for r in ws.iter_rows() if r[0].value == "costs.purchase" and r[1].value
+               for f in [r[1].number_format])

@@ -143,8 +143,12 @@ def roofline(title: str, ceilings: list[Series], points: list[Point]) -> Figure:
     """Log-log roofline: each device's ceiling (attainable rate vs intensity) and its operating points."""
     fig, (ax,) = figure(3.0)
     name, factor = scaled([y for c in ceilings for y in c.ys] + [p.y for p in points], "FLOP/s")
-    for c in ceilings:
-        ax.plot(c.xs, div(c.ys, factor), color=colour(c.colour), label=c.label, linewidth=1.2)
+    drawn: dict[tuple, str] = {}
+    for c in ceilings:                      # a device with another's ceiling (the same chip twice) is dashed over it
+        same = drawn.setdefault((tuple(c.xs), tuple(c.ys)), c.label)
+        ax.plot(c.xs, div(c.ys, factor), color=colour(c.colour), linewidth=1.2,
+                label=c.label + (f" ({same}'s ceiling)" if same != c.label else ""),
+                linestyle=(0, (4, 3)) if same != c.label else "-")
     for p in points:
         face = "white" if p.hollow else colour(p.colour)
         ax.plot([p.x], [p.y / factor], "o", markersize=6, color=colour(p.colour), markerfacecolor=face, zorder=3)

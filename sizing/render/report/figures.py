@@ -13,7 +13,7 @@ from ... import kinds as K
 from ...evaluate import Pair, Results, sweep_paths, what_if
 from ...narrative import defs, held_against, label, plain, used_keys
 from .. import charts
-from ..format import number
+from ..format import human, number
 from .context import Chart
 
 
@@ -215,7 +215,8 @@ def utilisation_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
         return None
     api = next((p.values["api_cost_per_million_tokens"] for p in pairs if qid == "cost_per_million_tokens"
                 and isinstance(p.values.get("api_cost_per_million_tokens"), float)), None)
-    reference = charts.Point("hosted API", 0, 0.0, api / factor) if api is not None else None
+    reference = charts.Point(f"hosted API, {human(api, d.unit, d.display)}", 0, 0.0, api / factor) \
+        if api is not None else None                  # its value in the legend: it may sit off the labelled ticks
     return Chart(f"{label(qid)} of {wid} against the average utilisation of the devices: the engine re-run with "
                  f"the {what}. Each device's fleet is held all month, sized for the peak, so idle time is paid for "
                  f"and the fleet is busy less of the time than the traffic's average is of its peak; renting on demand "

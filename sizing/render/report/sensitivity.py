@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ... import formulas as F
 from ...decide import pair_of
 from ...evaluate import Results, decide_each_with
-from ...narrative import objective_words, pairs_of, used_keys
+from ...narrative import objective_words, option_tag, pairs_of, used_keys
 from ...narrative.memo import apart_from, changes as in_words, input_words, moved_words, option_words
 from .. import charts
 from ..format import human, separated
@@ -78,7 +78,7 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
             tie = chosen is not None and chosen.label != best and chosen.device == dec.best.device and \
                 chosen.variant == dec.best.variant and fmt(chosen.value) == fmt(base) and not moved
             out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None,
-                               nudged(r, key, f), apart_from(r, chosen, dec.best) if chosen else None,
+                               nudged(r, key, f), apart_from(r, chosen, dec.best) if chosen else none_words(r, dec, alt),
                                n if moved else None, tie))
         moves.append((key, out))
     changed = lambda o: o.moved and (o.device != best or fmt(o.value) != fmt(base))   # noqa: E731
@@ -111,6 +111,22 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
     more = f"and {len(flips) - FLIPS_SHOWN} more in the sensitivity section" if len(flips) > FLIPS_SHOWN else ""
     return Sensitivity(intro, flips[:FLIPS_SHOWN], more, chart, Table(head, rows, ("l", "r", "l", "r", "l", "r")),
                        held_range(r, dec, moves, fmt))
+
+
+FAILS = {"budget": "go over the budget", "latency target": "miss a target", "does not fit": "not fit in memory",
+         "deadline": "miss the deadline", "deployment": "not be available where it must run",
+         "no rate at this precision": "have no rate at this precision"}
+
+
+def none_words(r: Results, dec, alt) -> str | None:
+    """Where no option would qualify, why, for the option recommended now: 'no option qualifies (H100 SXM5 80GB
+    would go over the budget)' (a reviewer read 'no option qualifies' and could not tell why). None where it says
+    nothing more."""
+    x = next((o for o in alt.options if o.id == dec.best.id), None) if alt is not None else None
+    if x is None or not x.failures:
+        return None
+    tag = option_tag(r, alt, x)
+    return f"no option qualifies ({option_words(r, x)} would {FAILS[tag]})" if tag in FAILS else None
 
 
 def ties_words(r: Results, ties: list[tuple[str, Outcome]]) -> list[str]:

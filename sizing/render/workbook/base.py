@@ -85,12 +85,15 @@ def number_format(values: Iterable, shown: Shown = Shown("")) -> str:
         f'{base}" {currency.label(label)}"'
 
 
-def exact_format(value: float, percent: bool = False) -> str:
-    """A number format that shows an input as typed (up to six decimals)."""
+def exact_format(value: float, percent: bool = False, money: bool = False) -> str:
+    """A number format that shows an input as typed (up to six decimals); an amount of money under 1,000 with cents
+    at least, as on a price list ('2.50' beside '2.25', not '2.5')."""
     text = f"{value * 100:.12g}" if percent else repr(float(value))
     if "e" in text and not float(value).is_integer():
         return "0.000E+00"
     decimals = 0 if float(value).is_integer() else min(6, len(text.partition(".")[2]))
+    if money and abs(value) < 1000:
+        decimals = max(2, decimals)
     return ("0" if percent else "#,##0") + ("." + "0" * decimals if decimals else "") + ("%" if percent else "")
 
 

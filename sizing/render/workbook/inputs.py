@@ -78,7 +78,8 @@ def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
     elif blank:
         put(ws, row, 2, None, BLANK_FORMATS.get(shown.label, "#,##0.00####"), "sizing input")
     else:
-        put(ws, row, 2, value, exact_format(value, shown.percent), "sizing input")
+        put(ws, row, 2, value, exact_format(value, shown.percent, currency.code() in shown.label or
+                                            shown.label.startswith("$")), "sizing input")
     put_text(ws, row, 3, "" if shown.percent else currency.label(shown.label))     # "55%" needs no second "%"
     decade = math.log10(shown.factor).is_integer() and abs(math.log10(shown.factor)) >= 4
     put(ws, row, 4, b.factor_cell(shown.factor), "0E+00" if decade else "General", value_of=shown.factor)

@@ -84,6 +84,9 @@ HOW_TO = (
     ("4", "Every input and result has a name (Formulas > Name Manager): e.g. a formula reads "
           "dev.<device>.price or <workload>.<device>.step_time."),
     ("5", "The sheets are protected without a password to prevent slips; unprotect to restructure."),
+    ("6", "The file asks to be recalculated when opened. LibreOffice does so only when Tools > Options > Calc > "
+          "Formula > Recalculation on file load is 'Always recalculate' (its default may keep the stored values); "
+          "Excel always does."),
 )
 SHEETS = (
     ("Summary", "per option: how it is paid, capital, running cost, a year, the horizon, the unit cost, its "
