@@ -123,7 +123,8 @@ def test_page_one_says_when_another_batch_would_beat_the_recommendation():
     best = r.decision.best
     assert batch_flip(r, r.decision) == (
         f"Instinct MI300X, on demand at batch {cheapest.batch}: ${round(cheapest.value):,}/month, "
-        f"${round(best.value) - round(cheapest.value):,}/month less than this; rank it before signing.")
+        f"${round(best.value) - round(cheapest.value):,}/month less than this ({cheapest.tight}: little to spare); "
+        "rank it before signing.")
     capacity = results_of("capacity-chat-8b")              # none beats its recommendation: nothing said
     assert batch_hints(capacity, capacity.decision) and batch_flip(capacity, capacity.decision) == ""
 

@@ -161,10 +161,61 @@ def test_the_workbook_says_how_to_make_libreoffice_recalculate_it():
 
 
 def test_prices_under_a_thousand_show_cents_on_inputs():
-    """'2.5' beside '2.25' on the Inputs sheet."""
+    """'2.5' beside '2.25' on the Inputs sheet; 3.5 typed over a 3 read '4', 0.125 over 0.10 read '0.13'."""
     from sizing.render.workbook import workbook_bytes
     ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(results_of("chat-70b-fp8"))))["Inputs"]
     prices = [(r[1].value, r[1].number_format) for r in ws.iter_rows() if r[0].value == "price"]
-    assert (2.5, "#,##0.00") in prices and (1.6, "#,##0.00") in prices
+    assert (2.5, "#,##0.00##") in prices and (1.6, "#,##0.00##") in prices     # typed 2.125 shows 2.125
     assert all(f == "#,##0" for r in ws.iter_rows() if r[0].value == "costs.purchase" and r[1].value
                for f in [r[1].number_format])
+    peaks = [(r[1].value, r[1].number_format) for r in ws.iter_rows() if r[0].value == "traffic.peak"]
+    assert peaks[0] == (5, "General")           # a whole number typed over shows as typed
+
+
+def test_a_summary_block_is_headed_by_the_workload_title_not_its_id():
+    from sizing.render.workbook import workbook_bytes
+    r = results_of("eu-assistant-eur")
+    ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)))["Summary"]
+    heads = [c.value for (c,) in ws.iter_rows(max_col=1) if str(c.value).startswith("Decision: ")]
+    w = r.scenario.workloads[r.decision.workload]
+    assert heads == [f"Decision: {r.decision.title or w.get('title')}"] and heads != ["Decision: assistant"]
+
+
+def test_a_traffic_sweep_shows_its_values_in_their_unit_and_says_the_average_is_held():
+    """'traffic.peak' headed a column of bare numbers, and the cost per token climbing with the peak read as a
+    mistake: the scenario's average (12 requests/s) stays while the peak grows."""
+    from sizing.render.report.sections import sweep_tables
+    (first, *_) = sweep_tables(results_of("capacity-chat-8b"), "chat")
+    assert [row[0] for row in first.rows] == ["15 requests/s", "20 requests/s", "40 requests/s", "80 requests/s",
+                                              "160 requests/s"]
+    assert first.caption.endswith("; the average traffic held at 12 requests/s, as the scenario states it (the fleet "
+                                  "grows with the peak, the work it serves does not)")
+
+
+def test_the_options_table_names_the_unverified_figure_that_bears_on_an_option():
+    """'1 unverified figure bears on it': which one, the procurement reviewer asked."""
+    from sizing.narrative.risks import risks
+    r = results_of("chat-70b-fp8")
+    h200 = next(o for o in r.decision.options if o.label == "h200")
+    short = [x for x in risks(r, r.decision, h200, date(2026, 12, 2), detail=False) if "unverified" in x]
+    assert short == ["1 unverified figure bears on it (its FP8 peak compute rate, BF16 peak compute rate)"]
+
+
+def test_the_glossary_says_a_cost_per_million_output_tokens_carries_the_prompts_too():
+    """A finance reviewer: 'cost per million output tokens includes the input-token cost' read as a mislabel."""
+    from sizing.narrative.glossary import terms_in
+    (term,) = [t for t in terms_in("Cost per million output tokens: $2.31") if t[0].startswith("cost per million")]
+    assert "prompts' processing included" in term[1]
+
+
+def test_a_batch_that_meets_a_target_with_little_to_spare_says_so():
+    """The suggested batch 30 runs 49.1 ms between tokens against a 50 ms target: ranked, it missed the target in two
+    thirds of a reviewer's simulated cases."""
+    from sizing.narrative.batches import batch_flip, batch_hints
+    r = results_of("chat-70b-fp8")
+    mi300x = next(h for h in batch_hints(r, r.decision) if h.option.device == "mi300x")
+    assert mi300x.batch == 30 and mi300x.tight == "time between tokens 49.1 ms against the 50 ms target"
+    assert batch_flip(r, r.decision).endswith("(time between tokens 49.1 ms against the 50 ms target: little to "
+                                              "spare); rank it before signing.")
+    b200 = next(h for h in batch_hints(r, r.decision) if h.option.device == "b200")
+    assert b200.tight == ""                                      # more than a tenth of its targets to spare

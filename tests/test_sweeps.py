@@ -119,7 +119,9 @@ def test_the_traffic_sweep_and_the_grid_in_the_report():
         return " ".join(page_texts(shipped_report(ROOT / "scenarios" / f"{name}.yaml")))
 
     capacity = text("capacity-chat-8b")
-    assert "Replicas by traffic.peak traffic.peak h100 l40s 15 4 9 20 4 11 40 7 21" in capacity
+    assert ("Replicas by traffic.peak; the average traffic held at 12 requests/s, as the scenario states it (the fleet "
+            "grows with the peak, the work it serves does not) traffic.peak h100 l40s 15 requests/s 4 9 20 requests/s 4 "
+            "11 40 requests/s 7 21") in capacity
     assert "Monthly cost by traffic.peak" in capacity and "Step time by traffic.peak" not in capacity
     grid = text("chat-70b-fp8")
     assert "Grid: Recommended option and its monthly cost, by batch (down) and precision (across)" in grid

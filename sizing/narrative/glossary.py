@@ -137,6 +137,9 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     ("triangular range", r"triangular",
      "an uncertain input drawn between a low and a high value, most often near the most likely one; never "
      "outside the two ends"),
+    ("cost per million output tokens", r"cost per million output tokens|per million output tokens",
+     "the whole monthly cost, prompts' processing included, divided by the answers' tokens (millions) in the "
+     "month: what each million generated tokens costs, not a price per token read"),
     ("lognormal range", r"lognormal",
      "an uncertain input given by its median and its 95th percentile: never negative, with a long tail of high "
      "values (one chance in twenty above the 95th percentile)"),

@@ -392,6 +392,10 @@ def reason(r: Results, dec: Decision, tag: str) -> str:
                     f"is the best that meets every requirement.")
     p = pair_of(r, dec, b)
     if tag.startswith("cost: renting"):
+        util = r.inputs.get(f"workload.{b.workload or dec.workload}.traffic.utilisation")
+        if util is not None and util.value.value >= 1:     # steady traffic: not below its peak (a new user read that)
+            return ("Paying by the hour for the device-time the traffic keeps busy costs less than holding whole "
+                    f"devices sized for the peak with room to spare; {name} does so at the {word} {objective}.")
         return ("Traffic is below its peak most of the month, so paying by the hour for the devices it keeps busy "
                 f"costs less than holding a fleet sized for the peak; {name} does so at the {word} {objective}.")
     if tag.startswith("cost: the hosted API"):

@@ -62,7 +62,7 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
             out.append("illustrative device")
         unverified = unverified_notes(r, dec, o)
         if unverified:
-            named = f" ({'; '.join(in_words(r, o.device, n) for n in unverified)})" if detail else ""
+            named = f" ({'; '.join(in_words(r, o.device, n, whole=detail) for n in unverified)})"
             out.append(f"{count(len(unverified), 'unverified figure')} {'bears' if len(unverified) == 1 else 'bear'} "
                        f"on it{named}")
         runs = own_runs(r, dec, o)
@@ -154,17 +154,21 @@ FAMILY = {"gpu": "GPUs", "tpu": "TPUs", "cpu": "CPUs", "accelerator": "accelerat
 SOURCES, UNVERIFIED = "field_sources.", "unverified: "      # a field's source marked unverified is a note too
 
 
-def in_words(r: Results, did: str, note: str) -> str:
+def in_words(r: Results, did: str, note: str, whole: bool = True) -> str:
     """An unverified note with the fields it is about in words where they are inputs ('its scale-up fabric latency
-    per collective step: ...' for 'interconnect.latency: ...')."""
+    per collective step: ...' for 'interconnect.latency: ...'); not `whole`, the fields alone (the options table:
+    a reviewer could not tell which figure bore on an option)."""
     paths = scoped_paths(note)
     keys = [f"device.{did}.{p}" for p in paths]
+    if not whole and paths and not all(k in r.inputs for k in keys):     # a block: the inputs under it it reads
+        paths = [k.removeprefix(f"device.{did}.") for p in paths for k in inputs_under(r, did, p)]
+        keys = [f"device.{did}.{p}" for p in paths]
     if not paths or not all(k in r.inputs for k in keys):
-        return note
+        return note if whole else first_clause(note)
     words = [input_what(r, k) for k in keys]
     words = [f"{p.split('.')[1].upper()} {w}" if p.startswith("compute.") and p.count(".") == 1 else w
              for p, w in zip(paths, words)]                  # 'INT8 peak compute rate'
-    return f"its {', '.join(words)}: {note.partition(': ')[2]}"
+    return f"its {', '.join(words)}" + (f": {note.partition(': ')[2]}" if whole else "")
 
 
 def first_clause(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -48,6 +49,13 @@ def scale_for(value: float, unit: str) -> tuple[str, float]:
     return options[-1]
 
 
+def fixed(x: float, decimals: int) -> str:
+    """x with `decimals` decimals and thousands separators, a half rounded up (away from zero) as a spreadsheet
+    rounds it: '3,653' for 3,652.5, where Python's own format gives '3,652' and the workbook beside it 3,653."""
+    d = Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    return f"{d:,.{decimals}f}"
+
+
 def number(x: float, digits: int = 4) -> str:
     """A number with up to `digits` significant digits and thousands separators."""
     if x == 0:
@@ -58,7 +66,7 @@ def number(x: float, digits: int = 4) -> str:
     if mag >= 15 or mag < -4:
         return f"{x:.{digits - 1}e}"
     decimals = max(0, digits - 1 - mag)
-    s = f"{x:,.{decimals}f}"
+    s = fixed(x, decimals)
     return s.rstrip("0").rstrip(".") if "." in s else s
 
 
@@ -91,7 +99,7 @@ def human(value: Any, unit: str, display: str | None = None, digits: int = 4, ce
         if "e" in text and abs(value / factor) < 1:  # $0.00006, never $6.000e-05
             text = f"{value / factor:.{digits - 1 - math.floor(math.log10(abs(value / factor)))}f}".rstrip("0")
         if cents and 1 <= abs(value / factor) < 1000:
-            text = f"{value / factor:,.2f}"         # cents, as on a price list
+            text = fixed(value / factor, 2)         # cents, as on a price list
         elif abs(value / factor) < 1000 and 0 < len(text.partition(".")[2]) < 2:
             text = f"{value / factor:.2f}"          # $0.40, not $0.4 (a whole amount at these digits stays whole)
         return f"{currency.symbol()}{text}{name[1:]}"
@@ -113,7 +121,7 @@ def money_column(values: list[float | None], missing: str = "n/a") -> list[str]:
     top = max(shown, default=0.0)
     low = min((v for v in shown if v), default=1.0)
     decimals = 0 if top >= 1000 or top == 0 else 2 if low >= 0.1 else min(6, 2 - math.floor(math.log10(low)))
-    return [f"{currency.symbol()}{v:,.{decimals}f}" if isinstance(v, (int, float)) and math.isfinite(v) else missing
+    return [f"{currency.symbol()}{fixed(v, decimals)}" if isinstance(v, (int, float)) and math.isfinite(v) else missing
             for v in values]
 
 
@@ -121,7 +129,7 @@ def count_column(values: list[float | None], missing: str = "–") -> list[str]:
     """Counts of one column: whole numbers where all are whole, else one decimal for all."""
     shown = [v for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
     decimals = 0 if all(float(v).is_integer() for v in shown) else 1
-    return [f"{v:,.{decimals}f}" if isinstance(v, (int, float)) and math.isfinite(v) else missing for v in values]
+    return [fixed(v, decimals) if isinstance(v, (int, float)) and math.isfinite(v) else missing for v in values]
 
 
 # -- units a person reads ---------------------------------------------------------------------
@@ -203,7 +211,7 @@ def aligned(values: list[Any], unit: str, display: str | None = None, digits: in
             return human(v, unit, display)
         x = v * scale
         tiny = x and abs(x) < 0.5 * 10 ** -decimals
-        text = f"{10 ** -decimals:.{decimals}f}" if tiny else f"{x:,.{decimals}f}"
+        text = f"{10 ** -decimals:.{decimals}f}" if tiny else fixed(x, decimals)
         if money:
             text = f"{currency.symbol()}{text}{name[1:]}"
         else:

@@ -7,7 +7,7 @@ from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Pair, Results
 from ...narrative import defs, device_name, label, pairs_of, plain, used_keys, workload_title
-from ..format import aligned, number, separated
+from ..format import aligned, human, number, separated
 from ..format import plain as one
 from .. import charts
 from .context import Chart, InputGroup, Table, WorkloadSection
@@ -68,7 +68,8 @@ def input_groups(r: Results, pairs: list[Pair], shown: dict[str, str]) -> tuple[
     for (kind, eid), inputs in sorted(groups.items(), key=lambda kv: order.get(kv[0][0], 3)):
         sources = [i.value.source or "" for i in inputs]
         common = max(set(sources), key=lambda s: (sources.count(s), s)) if sources else ""
-        common = common if sources.count(common) >= max(2, len(sources) / 2) else ""
+        common = common if sources.count(common) >= 2 else ""     # said once, above the group (a reviewer read one
+        #                                                            catalog citation four times over, word for word)
         rows = tuple((i.path, separated(i.value.text), F.INPUTS[i.role].description,
                       "" if common and i.value.source == common else i.value.source or "") for i in inputs)
         out.append(InputGroup(entity_heading(r, kind, eid), common, rows))
@@ -117,14 +118,21 @@ def sweep_tables(r: Results, wid: str) -> tuple[Table, ...]:
         at = sorted({round(i * (n - 1) / (SWEEP_ROWS - 1)) for i in range(SWEEP_ROWS)}) if n > SWEEP_ROWS \
             else list(range(n))
         devices = [d for d in s.series if any(q in s.series[d] for q in s.shown)]
+        swept = r.inputs.get(f"workload.{wid}.{s.parameter}")       # its values in its unit ('15 requests/s')
+        x = (lambda v: human(v, F.INPUTS[swept.role].unit, F.INPUTS[swept.role].display)) \
+            if swept is not None and F.INPUTS[swept.role].unit else number
+        average = r.inputs.get(f"workload.{wid}.traffic.average")
+        held = (f"; the average traffic held at {human(average.value.value, 'request/s')}, as the scenario states it "
+                "(the fleet grows with the peak, the work it serves does not)") \
+            if s.parameter == "traffic.peak" and average is not None else ""
         for q in s.shown:
             d = F.definition(q)
             have = [did for did in devices if q in s.series[did]]
             cells = aligned([one(s.series[did][q][j]) for j in at for did in have], d.unit, d.display)
-            rows = tuple((number(s.values[j]), *cells[k * len(have):(k + 1) * len(have)]) for k, j in enumerate(at))
+            rows = tuple((x(s.values[j]), *cells[k * len(have):(k + 1) * len(have)]) for k, j in enumerate(at))
             out.append(Table((s.parameter, *have), rows, ("l",) + ("r",) * len(have),
                              caption=f"{label(q)} by {s.parameter}" + (f" ({len(at)} of {n} values)" if n > len(at)
-                                                                        else "")))
+                                                                        else "") + held))
     return tuple(out)
 
 

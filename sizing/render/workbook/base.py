@@ -86,14 +86,22 @@ def number_format(values: Iterable, shown: Shown = Shown("")) -> str:
 
 
 def exact_format(value: float, percent: bool = False, money: bool = False) -> str:
-    """A number format that shows an input as typed (up to six decimals); an amount of money under 1,000 with cents
-    at least, as on a price list ('2.50' beside '2.25', not '2.5')."""
+    """A number format that shows an input as typed (up to six decimals), and a value typed over it with more
+    (a finance reviewer typed 3.5 years and read '4', 0.125 and read '0.13'): an amount of money under 1,000 with
+    cents at least and up to two more ('2.50' beside '2.25'); a percentage with one decimal and up to two more; a
+    whole number under a million as General, which shows what is typed."""
     text = f"{value * 100:.12g}" if percent else repr(float(value))
     if "e" in text and not float(value).is_integer():
         return "0.000E+00"
     decimals = 0 if float(value).is_integer() else min(6, len(text.partition(".")[2]))
     if money and abs(value) < 1000:
-        decimals = max(2, decimals)
+        return "#,##0.00" + "0" * max(0, decimals - 2) + "##"[:max(0, 4 - max(2, decimals))]
+    if percent:
+        return "0." + "0" * max(1, decimals) + "##"[:max(0, 3 - max(1, decimals))] + "%"
+    if not money and decimals == 0 and abs(value) < 1e6:
+        return "General"
+    if not money and 0 < decimals < 3:
+        return "#,##0." + "0" * decimals + "##"[:3 - decimals]
     return ("0" if percent else "#,##0") + ("." + "0" * decimals if decimals else "") + ("%" if percent else "")
 
 

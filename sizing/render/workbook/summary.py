@@ -60,7 +60,8 @@ def summary_sheet(b: Book, ws: Sheet) -> None:
 
 def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     serving = any((p := pair_of(b.r, dec, o)) and "monthly_cost" in p.values for o in dec.options)
-    put_text(ws, row, 1, f"Decision: {dec.title}" if dec.title else f"Decision: {dec.workload}", "sizing section")
+    w = b.r.scenario.workloads.get(dec.workload)            # its title, not its id ('Decision: assistant')
+    put_text(ws, row, 1, f"Decision: {dec.title or (w.get('title') if w else '') or dec.workload}", "sizing section")
     put_text(ws, row + 1, 1, "recommendation")
     rec = b.named[name]
     put(ws, row + 1, 2, f"={name}", value_of=rec.cached).bold = True
