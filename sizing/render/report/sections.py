@@ -38,8 +38,8 @@ def workload_section(r: Results, wid: str, shown: dict[str, str] | None = None) 
 
 
 def repeated_words(above: list[str], own: bool) -> str:
-    """'The inputs listed above under “Chat answers” apply here too; only this workload's own follow.' '' when
-    none is."""
+    """'The inputs listed above under “Chat answers (chat)” apply here too; only those it sets or reads alone
+    follow.' '' when none is."""
     if not above:
         return ""
     names = [f"“{t}”" for t in above]
@@ -67,9 +67,9 @@ def input_groups(r: Results, pairs: list[Pair], shown: dict[str, str]) -> tuple[
     out = []
     for (kind, eid), inputs in sorted(groups.items(), key=lambda kv: order.get(kv[0][0], 3)):
         sources = [i.value.source or "" for i in inputs]
-        common = max(set(sources), key=lambda s: (sources.count(s), s)) if sources else ""
-        common = common if sources.count(common) >= 2 else ""     # said once, above the group (a reviewer read one
-        #                                                            catalog citation four times over, word for word)
+        shared = [s for s in set(sources) if s and sources.count(s) >= 2]   # said once, above the group (a reviewer
+        common = max(shared, key=lambda s: (len(s) * (sources.count(s) - 1), s), default="")   # read one catalog
+        #                                    citation four times over): the one whose repeats take the most words
         rows = tuple((i.path, separated(i.value.text), F.INPUTS[i.role].description,
                       "" if common and i.value.source == common else i.value.source or "") for i in inputs)
         out.append(InputGroup(entity_heading(r, kind, eid), common, rows))
