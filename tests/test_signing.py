@@ -219,3 +219,18 @@ def test_a_batch_that_meets_a_target_with_little_to_spare_says_so():
                                               "spare); rank it before signing.")
     b200 = next(h for h in batch_hints(r, r.decision) if h.option.device == "b200")
     assert b200.tight == ""                                      # more than a tenth of its targets to spare
+
+
+def test_summary_carries_the_recommendations_together_and_each_budget_left():
+    """A finance reviewer found '$12,603/month together' and the capital left under the budget on page one only."""
+    from sizing.render.report.page_one import together
+    from sizing.render.workbook import workbook_bytes
+    r = results_of("platform-two-services")
+    ws = openpyxl.load_workbook(io.BytesIO(workbook_bytes(r)), data_only=True)["Summary"]
+    got = {str(row[0]): row[1] for row in ws.iter_rows(values_only=True) if row[0]}
+    chat, code = (d.best.value for d in r.decisions)
+    assert got["monthly cost (capital amortised)"] == pytest.approx(chat + code)
+    assert together(r).startswith(f"The 2 recommendations together: ${chat + code:,.0f}/month")
+    assert got["capital"] == 300_000 and got["budget (capital)"] == 400_000
+    assert got["budget (capital) left after the recommendation"] == 100_000
+    assert got["recommendation: monthly cost"] == pytest.approx(code)       # the last block's, read last

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import currency
-from ...decide import MONTHLY, pair_of
+from ...decide import MONTHLY, budget_key, pair_of
 from ...formulas.common import HORIZON, MONTH, YEAR_MONTHS
 from ...formulas.expr import constant
 from ...results import Decision, Option
@@ -50,15 +50,19 @@ def summary_sheet(b: Book, ws: Sheet) -> None:
     if not b.r.decisions:
         put_text(ws, row, 1, "no decision: no workload computes the objective", "sizing note")
     b.reconciled = []
+    chosen: list[tuple] = []         # each serving decision's recommended monthly cost and capital: cells, values
     for i, dec in enumerate(b.r.decisions):
-        row = decision_summary(b, ws, row, dec, recommendation_name(i)) + 1
+        row = decision_summary(b, ws, row, dec, recommendation_name(i), chosen, i) + 1
+    if len(chosen) > 1 and len(chosen) == len(b.r.decisions):
+        together(b, ws, row, chosen)
     widths(ws, {"A": 34, "B": 16})
     ws.widths |= {c: 15 for c in range(3, len(SERVING) - 1)} | {len(SERVING) - 1: 30, len(SERVING): 50}
     ws.freeze = "B1"
     ws.repeat_columns = "A:A"
 
 
-def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
+def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, chosen: list | None = None,
+                     which: int = 0) -> int:
     serving = any((p := pair_of(b.r, dec, o)) and "monthly_cost" in p.values for o in dec.options)
     w = b.r.scenario.workloads.get(dec.workload)            # its title, not its id ('Decision: assistant')
     put_text(ws, row, 1, f"Decision: {dec.title or (w.get('title') if w else '') or dec.workload}", "sizing section")
@@ -90,7 +94,54 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> 
         b.reconciled.append((dec, f"Summary!{check}{first}:{check}{last}", all(held),
                              ("capital / horizon + operating = monthly cost" if serving else
                               "devices × hourly rate × duration = cost of the run")))
+        if serving:                                   # a blank row: the options' block ends above it
+            return recommended(b, ws, last + 2, dec, row + 1, first, last, chosen, which)
     return last + 1
+
+
+def recommended(b: Book, ws: Sheet, row: int, dec: Decision, at: int, first: int, last: int, chosen: list | None,
+                which: int) -> int:
+    """Under a serving decision's options, the recommendation's monthly cost and capital, and each budget with what
+    it uses and leaves, live (a finance reviewer found them on page one only). Returns the next free row."""
+    col = {label: column_letter(k + 1) for k, label in enumerate(SERVING)}
+    pick = lambda c: (f'=IFERROR(INDEX({c}{first}:{c}{last},MATCH($B${at},$A${first}:$A${last},0)),"")')  # noqa
+    best = dec.best
+    values = {"monthly cost (capital amortised)": best.value if best else None}
+    p = pair_of(b.r, dec, best) if best else None
+    values["capital"] = (p.values.get("capex") if best.variant == "fleet" else 0.0) if p else None
+    cells = {}
+    for k, (label, words) in enumerate((("monthly cost (capital amortised)", "recommendation: monthly cost"),
+                                        ("capital", "recommendation: capital"))):
+        put_text(ws, row + k, 1, words)
+        put(ws, row + k, 2, pick(col[label]), money(), value_of=values[label])
+        cells[label] = f"Summary!$B${row + k}"
+    row += 2
+    entity = b.r.scenario.decisions[which] if which < len(b.r.scenario.decisions) else None
+    for field, words, used in (("monthly", "monthly", "monthly cost (capital amortised)"), ("capex", "capital",
+                                                                                           "capital")):
+        key = budget_key(entity, field) if entity is not None else ""
+        if key not in b.names:
+            continue
+        limit = b.r.inputs[key].value.value
+        spent = values[used]
+        put_text(ws, row, 1, f"budget ({words})")
+        put(ws, row, 2, f"={b.names[key]}", money(), value_of=limit)
+        put_text(ws, row + 1, 1, f"budget ({words}) left after the recommendation")
+        put(ws, row + 1, 2, f'=IF(ISNUMBER({cells[used]}),B{row}-{cells[used]},"")', money(),
+            value_of=limit - spent if isinstance(spent, (int, float)) else None)
+        row += 2
+    if chosen is not None and all(isinstance(v, (int, float)) for v in values.values()):
+        chosen.append((cells["monthly cost (capital amortised)"], cells["capital"],
+                       values["monthly cost (capital amortised)"], values["capital"]))
+    return row
+
+
+def together(b: Book, ws: Sheet, row: int, chosen: list[tuple]) -> None:
+    """Every decision's recommendation together: monthly cost and capital, as page one adds them up."""
+    put_text(ws, row, 1, f"The {len(chosen)} recommendations together", "sizing section")
+    for k, (words, i) in enumerate((("monthly cost (capital amortised)", 0), ("capital", 1))):
+        put_text(ws, row + 1 + k, 1, words)
+        put(ws, row + 1 + k, 2, "=" + "+".join(c[i] for c in chosen), money(), value_of=sum(c[2 + i] for c in chosen))
 
 
 def value(b: Book, dec: Decision, o: Option, qid: str) -> tuple[str | None, Any]:
