@@ -94,7 +94,7 @@ def test_summary_rows_follow_the_ranking_and_on_demand_rows_carry_the_average_bi
     assert first["cost basis"] == "rent on demand"
     billed = first["devices billed on average (on demand)"]
     pair = next(p for p in r.pairs if p.workload == r.decision.best.workload and p.device == r.decision.best.device)
-    assert billed == pytest.approx(pair.values["busy_hours_devices"]) and first["devices"] == 6
+    assert billed == pytest.approx(pair.values["busy_hours_devices"]) and first["devices (on demand: at the peak)"] == 6
     for b in body:
         if b["cost basis"] == "rent on demand" and not isinstance(b["monthly cost (capital amortised)"], (int, float)):
             assert b["capital"] in (None, "")               # not priced: blank, as the report's n/a
@@ -234,3 +234,23 @@ def test_summary_carries_the_recommendations_together_and_each_budget_left():
     assert got["capital"] == 300_000 and got["budget (capital)"] == 400_000
     assert got["budget (capital) left after the recommendation"] == 100_000
     assert got["recommendation: monthly cost"] == pytest.approx(code)       # the last block's, read last
+
+
+def test_the_recommendations_together_say_n_a_where_a_decision_has_none(recalc, tmp_path):
+    """A controller set the capital budget to $250,000: the code assistant had no recommendation and the total
+    read #VALUE!, which failed the master check."""
+    from sizing.render.workbook import workbook_bytes
+    from sizing.render.workbook.summary import NO_TOTAL
+    source = tmp_path / "p.xlsx"
+    source.write_bytes(workbook_bytes(results_of("platform-two-services")))
+    wb = openpyxl.load_workbook(source)
+    inputs = wb["Inputs"]
+    budget = next(r[1] for r in inputs.iter_rows() if r[1].value == 400000)
+    budget.value = 250000
+    edited = tmp_path / "tight.xlsx"
+    wb.save(edited)
+    (out,) = recalc([edited])
+    got = openpyxl.load_workbook(out, data_only=True)
+    rows = {str(r[0]): r[1] for r in got["Summary"].iter_rows(values_only=True) if r[0]}
+    assert rows["monthly cost (capital amortised)"] == NO_TOTAL and rows["capital"] == NO_TOTAL
+    assert got["Summary"]["B3"].value == "OK"

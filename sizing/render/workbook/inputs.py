@@ -91,8 +91,10 @@ def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
         product = f"IF(ISNUMBER(B{row}),{product},{b.formula(reads)[1:]})"
     if blank:
         b.typed[inp.key] = f"Inputs!$B${row}"
-    b.define(b.names[inp.key], put(ws, row, 5, "=" + product, number_format([inp.value.value], base),
-                                   value_of=inp.value.value))
+    shown_base = number_format([inp.value.value], base)
+    if shown_base == "#,##0" and isinstance(inp.value.value, (int, float)) and abs(inp.value.value) < 1e6:
+        shown_base = "General"         # a whole base value: a value typed over it with decimals shows them
+    b.define(b.names[inp.key], put(ws, row, 5, "=" + product, shown_base, value_of=inp.value.value))
     put_text(ws, row, 6, currency.units(inp.unit))
     put_text(ws, row, 7, b.names[inp.key])
     put_text(ws, row, 8, F.INPUTS[inp.role].description)

@@ -86,8 +86,10 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     put_text(ws, row + 1, 1, "objective")
     b.objective[name] = (f"{dec.objective} of workload {wid}: {better} is better; options must meet "
                          f"{', '.join(dec.require) or 'no requirement'}" +
-                         "".join(f"; {field} budget {currency.symbol()}{b.r.inputs[key].value.value:,.0f}"
-                                 for field in dec.budget if (key := f"decision.{dec.id}.budget.{field}") in b.r.inputs))
+                         "".join(f"; within its {BUDGET_WORDS.get(field, field)} budget (an input: Summary shows it "
+                                 "and what is left)" for field in dec.budget
+                                 if f"decision.{dec.id}.budget.{field}" in b.r.inputs))    # typed text: no amount
+    #                                                        to go stale when the budget cell is edited
     put_text(ws, row + 1, 2, b.objective[name])
     columns = sorted(dec.options, key=lambda o: option_order(b, dec, o))
     n = len(columns)
@@ -143,6 +145,7 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
 
 
 NONE = "none: no option meets every requirement"
+BUDGET_WORDS = {"capex": "capital", "total": "total"}
 
 
 def ranks(values: list, maximise: bool) -> list[int | None]:

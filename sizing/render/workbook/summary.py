@@ -26,7 +26,7 @@ CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity
           "api": "the provider's price and stated service level; its capacity is not modelled"}
 SERVING_CHECK = "capital / horizon + operating = monthly"
 RUN_CHECK = "devices × hourly rate × duration = cost"
-SERVING = ["option", "cost basis", "devices", "devices billed on average (on demand)", "capital", "operating per month",
+SERVING = ["option", "cost basis", "devices (on demand: at the peak)", "devices billed on average (on demand)", "capital", "operating per month",
            "monthly cost (capital amortised)",
            "horizon (months)", "cost per year (capital amortised)", "total over the horizon",
            "cost per million output tokens", "meets requirements", "rank", SERVING_CHECK,
@@ -55,7 +55,7 @@ def summary_sheet(b: Book, ws: Sheet) -> None:
         row = decision_summary(b, ws, row, dec, recommendation_name(i), chosen, i) + 1
     if len(chosen) > 1 and len(chosen) == len(b.r.decisions):
         together(b, ws, row, chosen)
-    widths(ws, {"A": 34, "B": 16})
+    widths(ws, {"A": 46, "B": 16})
     ws.widths |= {c: 15 for c in range(3, len(SERVING) - 1)} | {len(SERVING) - 1: 30, len(SERVING): 50}
     ws.freeze = "B1"
     ws.repeat_columns = "A:A"
@@ -136,12 +136,17 @@ def recommended(b: Book, ws: Sheet, row: int, dec: Decision, at: int, first: int
     return row
 
 
+NO_TOTAL = "n/a: a decision has no recommendation"
+
+
 def together(b: Book, ws: Sheet, row: int, chosen: list[tuple]) -> None:
     """Every decision's recommendation together: monthly cost and capital, as page one adds them up."""
     put_text(ws, row, 1, f"The {len(chosen)} recommendations together", "sizing section")
     for k, (words, i) in enumerate((("monthly cost (capital amortised)", 0), ("capital", 1))):
         put_text(ws, row + 1 + k, 1, words)
-        put(ws, row + 1 + k, 2, "=" + "+".join(c[i] for c in chosen), money(), value_of=sum(c[2 + i] for c in chosen))
+        cells = [c[i] for c in chosen]        # a decision left without a recommendation (an edit) leaves no total
+        put(ws, row + 1 + k, 2, f'=IF(COUNT({",".join(cells)})={len(cells)},{"+".join(cells)},"{NO_TOTAL}")',
+            money(), value_of=sum(c[2 + i] for c in chosen))
 
 
 def value(b: Book, dec: Decision, o: Option, qid: str) -> tuple[str | None, Any]:
@@ -167,14 +172,14 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     fleet = o.variant == "fleet"
     if fleet:
         basis(ws, row, b, dec, o)
-        ref(ws, row, col["devices"], b, dec, o, "fleet_devices", "#,##0")
+        ref(ws, row, col["devices (on demand: at the peak)"], b, dec, o, "fleet_devices", "#,##0")
         capital = ref(ws, row, col["capital"], b, dec, o, "capex", money())
         operating = ref(ws, row, col["operating per month"], b, dec, o, "opex_monthly", money())
     else:
         put_text(ws, row, 2, BASIS[o.variant])
         put_text(ws, row, col["note"], CAVEAT[o.variant])
         if o.variant == "busy_hours":                      # the devices the peak needs, and the average billed
-            ref(ws, row, col["devices"], b, dec, o, "fleet_devices", "#,##0")
+            ref(ws, row, col["devices (on demand: at the peak)"], b, dec, o, "fleet_devices", "#,##0")
             ref(ws, row, col["devices billed on average (on demand)"], b, dec, o, "busy_hours_devices", "#,##0.000")
         operating = ref(ws, row, col["operating per month"], b, dec, o, MONTHLY[o.variant], money())
         capital = 0.0 if isinstance(operating, (int, float)) else None      # renting needs none; unpriced: blank
