@@ -254,3 +254,17 @@ def test_the_recommendations_together_say_n_a_where_a_decision_has_none(recalc, 
     rows = {str(r[0]): r[1] for r in got["Summary"].iter_rows(values_only=True) if r[0]}
     assert rows["monthly cost (capital amortised)"] == NO_TOTAL and rows["capital"] == NO_TOTAL
     assert got["Summary"]["B3"].value == "OK"
+
+
+def test_page_one_names_the_fleet_shaping_fields_left_at_their_defaults():
+    """A new user's first run served at batch 1 and at an average equal to the peak; the report said so only in the
+    inputs table."""
+    from sizing.narrative.risks import risks
+    r = results_at(Path(__file__).parent / "fixtures" / "finetune-and-serve.yaml")
+    serve = next(d for d in r.decisions if d.workload == "serve")
+    said = risks(r, serve, serve.best, date(2026, 12, 7))
+    assert said[-3:] == ["average traffic not given (taken as the peak)", "no spare replica given",
+                         "no headroom at the peak given (planned to run at 100 %)"]
+    assert not any("given" in x for x in risks(r, serve, serve.best, date(2026, 12, 7), detail=False))
+    chat = results_of("chat-70b-fp8")                 # every one stated: nothing said
+    assert not any("given" in x for x in risks(chat, chat.decision, chat.decision.best, date(2026, 12, 7)))

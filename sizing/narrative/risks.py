@@ -83,6 +83,29 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
         out.append("no hosting cost given (rack space, staff: counted as 0)")
     if o.variant == "busy_hours":
         out.append("on-demand capacity assumed")
+    if detail and p is not None and p.kind in ("generate", "forward"):
+        out += unstated(r, p.workload)
+    return out
+
+
+# Served work's fields whose defaults shape the fleet, and what page one says when the scenario leaves them out.
+UNSTATED = (("traffic.utilisation", "traffic.average", "average traffic not given (taken as the peak)"),
+            ("batch", "", "batch not given (1: each request processed alone)"),
+            ("traffic.redundancy", "", "no spare replica given"),
+            ("traffic.max_utilisation", "", "no headroom at the peak given (planned to run at 100 %)"))
+
+
+def unstated(r: Results, wid: str) -> list[str]:
+    """The fleet-shaping fields of a served workload left at their defaults (a new user's first run served at batch
+    1 and at an average equal to the peak, said only in the inputs table)."""
+    out = []
+    peak = f"workload.{wid}.traffic.peak" in r.inputs          # without one, the traffic fields size nothing
+    for path, instead, words in UNSTATED:
+        if path.startswith("traffic.") and not peak:
+            continue
+        i = r.inputs.get(f"workload.{wid}.{path}")
+        if i is not None and str(i.value.source).startswith("default") and f"workload.{wid}.{instead}" not in r.inputs:
+            out.append(words)
     return out
 
 
