@@ -149,8 +149,11 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
     if lead is None:
         return (f" At the median speeds of the devices' published runs ({'; '.join(said)}) neither would meet "
                 "every requirement.")
-    costs = " and ".join("would not meet every requirement" if cost[o.id] is None else human(cost[o.id], dec.unit)
-                         for o in (best, second))
+    names = ("the recommendation", "the runner-up")
+    costs = " and ".join(f"{who} would not meet every requirement" if cost[o.id] is None else
+                         f"{who} would cost {human(cost[o.id], dec.unit)}" for who, o in zip(names, (best, second)))
+    if all(cost[o.id] is not None for o in (best, second)):
+        costs = "they would cost " + " and ".join(human(cost[o.id], dec.unit) for o in (best, second))
     verdict = ("the runner-up would be the one that qualifies" if lead == 0 else
                "the recommendation would be the only one that qualifies" if math.isinf(lead) else
                f"the runner-up would be cheaper, by {1 / lead:.2f}x" if lead < 1 else
@@ -161,8 +164,8 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
     sized = f"workload.{wid}.deadline" in r.inputs and f"workload.{wid}.devices" not in r.inputs
     needs = ("the devices that speed needs to finish by the deadline and the time it takes" if train and sized else
              "the time that speed takes" if train else "the replicas that speed needs")
-    return (f" At the median speeds of the devices' published runs ({'; '.join(said)}), with {needs}, they would "
-            f"cost {costs}: {verdict}.")
+    return (f" At the median speeds of the devices' published runs ({'; '.join(said)}), with {needs}, {costs}: "
+            f"{verdict}.")
 
 
 def kind_of(p) -> str:

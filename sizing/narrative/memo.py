@@ -276,6 +276,8 @@ def fallback(r: Results, dec: Decision) -> str:
     if own is None:
         return ""
     act, _ = action(r, dec, own)
+    if own.alternative and own.variant != "busy_hours":       # the hardware line leaves what runs on it to its detail
+        act = f"{act} ({alternative_phrase(r, own)})"
     unit, _ = objective_unit(dec)
     best = "best" if dec.maximise or "USD" not in unit else "cheapest"
     more = (f"; {shown_gap(own.value, b.value, unit)} more"
@@ -306,7 +308,11 @@ def margin_words(r: Results, dec: Decision) -> str:
     got = median_costs(r, dec)
     out += at_medians(r, dec, got)
     shifted = lead_at(dec, got)
-    if best.device == second.device and "api" not in (best.variant, second.variant):
+    if best.device == second.device and "api" not in (best.variant, second.variant) and shifted == 0:
+        out += (f" Both run on the {device_name(r, best.device)}, the recommendation closer to a latency target: a "
+                "slower device than estimated would make it miss; confirm the speed with a measurement before "
+                "relying on it.") + elsewhere(r, dec)
+    elif best.device == second.device and "api" not in (best.variant, second.variant):
         out += (f" Both run on the {device_name(r, best.device)}: an error in its speed estimate moves them alike, "
                 "so the lead does not rest on it.") + elsewhere(r, dec)
     elif is_close(lead, shifted):

@@ -106,6 +106,18 @@ def factor(x: float, times: float, total: float, unit: str) -> str:
     return human(x, "", digits=6)
 
 
+def rate_to(p, qid: str, times: float, total: float | None, unit: str) -> str:
+    """A rate a sentence multiplies (rate()), with the digits beyond five that its product with the sentence's other
+    factors needs to come to `total` as shown ('$1.45535/hour' × 5 × 730.5 h: $5,316, where '$1.4553' gives $5,315)."""
+    d = next(x.d for x in p.present() if x.d.id == qid)
+    text = rate(p, qid)
+    for digits in range(5, 9):
+        text = human(p.values[qid], d.unit, d.display, digits=digits, cents=False)
+        if total is None or human(figure(text) * times, unit) == human(total, unit):
+            break
+    return text
+
+
 def busy_devices(r: Results, o: Option, v: dict) -> str:
     """The devices rented on average, to the fewest digits that multiply with the price and the month to the
     monthly cost shown ('3.376', where '3.38' would give $4,568 against $4,562); three digits where unpriced."""
@@ -152,7 +164,8 @@ def cost_driver(r: Results, dec: Decision, o: Option) -> str:
                    f"(on demand) × {HOURS_PER_MONTH:g} h"
         return f": {show(p, 'busy_hours_monthly_cost')} / {show(p, 'tokens_per_month')} served"
     if monthly and "hourly_rate" in v and "fleet_devices" in v:
-        return (f": {plural(v['fleet_devices'], 'device')} × {rate(p, 'hourly_rate')} "
+        hourly = rate_to(p, "hourly_rate", v["fleet_devices"] * HOURS_PER_MONTH, o.value, dec.unit)
+        return (f": {plural(v['fleet_devices'], 'device')} × {hourly} "
                 f"({BASIS_WORDS.get(v.get('cost_basis'))}) × {HOURS_PER_MONTH:g} h")
     if o.quantity == "cost" and "device_hours" in v and "hourly_rate" in v:        # a training run
         basis = "rented by the hour" if v.get("cost_basis") == "rent" else BASIS_WORDS.get(v.get("cost_basis"))

@@ -145,8 +145,10 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
         shown = {show(p, q, present[q]) for _, p in fleets}
         if len(shown) == 1 and len(fleets) > 1:
             same.append(f"{label(q)} {shown.pop()}")
-        elif len(figures) < FIGURE_COLUMNS:
+        else:
             figures.append(q)
+    first = sorted(figures, key=lambda q: q != "fleet_devices")[:FIGURE_COLUMNS]   # what is bought, then the rest
+    figures = [q for q in figures if q in first]                                    # in the order of the kind
     head = ("Rank", "Option", label(qid)) + tuple(label(q) for q in figures) + ("Verdict",)
     rows, mark = [], None
     for i, (o, p) in enumerate(ranked):
