@@ -112,6 +112,12 @@ def widens(w: Entity, device: str) -> bool:
     return w.automatic and v is not None and v.source.startswith("automatic")
 
 
+def ranked_on(w: Entity, device: str) -> bool:
+    """Whether workload `w` is ranked on `device`: a workload or alternative as written on every compared device;
+    the automatic `fit` on the devices it widens; a batch sizing found on the devices it was found for."""
+    return not w.automatic or (device in w.found if w.found else widens(w, device))
+
+
 def fit_for(workloads: dict[str, Entity], wid: str, device: str) -> Entity | None:
     """The automatic `fit` alternative that holds workload `wid` on `device`, if the engine added one."""
     w = workloads.get(f"{wid}-{FIT}")

@@ -78,10 +78,10 @@ def options_of(r: Results, wid: str, qid: str, kinds: tuple[str, ...] = VARIANTS
 
 
 def devices_of(r: Results, wid: str) -> list[str]:
-    """The devices a workload is ranked on: every compared device; for the automatic alternative (the devices
-    that hold it) only the devices it widens."""
+    """The devices a workload is ranked on: every compared device; for an automatic alternative only those it was
+    added for (alternatives.ranked_on)."""
     w = r.scenario.workloads[wid]
-    return [d for d in r.scenario.compare if not w.automatic or alternatives.widens(w, d)]
+    return [d for d in r.scenario.compare if alternatives.ranked_on(w, d)]
 
 
 def budget_quantity(field: str, variant: str) -> str | None:

@@ -61,8 +61,11 @@ def settings(r: Results) -> dict[str, str]:
     objective, requirements and ranked options."""
     out = {"compare": ", ".join(r.scenario.compare),
            "workloads": ", ".join(w.id for w in r.scenario.workloads.values() if not w.alternative_of)}
+    added = {(w.alternative_of, w.alternative) for w in r.scenario.workloads.values() if w.automatic}
     for w in r.scenario.workloads.values():             # each alternative as written: 'precision fp8, batch 32'
         for name in dict.fromkeys(k.split(".")[1] for k in w.values if k.startswith("alternatives.")):
+            if (w.id, name) in added:
+                continue                                # sizing's (`fit`, a batch it found): the decision says it
             out[f"workloads.{w.id}.alternatives.{name}"] = ", ".join(
                 f"{k.split('.', 2)[2]} {v.text}" for k, v in w.values.items() if k.startswith(f"alternatives.{name}."))
     for i, dec in enumerate(r.scenario.decisions):
@@ -117,11 +120,18 @@ def newly_read(a: Results, b: Results, key: str) -> bool:
 
 
 def unwidened(r: Results, wid: str, did: str) -> bool:
-    """The automatic `fit` alternative on a device it does not widen: the workload's own pair again."""
+    """An automatic alternative on a device it is not ranked on: `fit` on a device it does not widen is the
+    workload's own pair again; a batch sizing found for another device is not an option there."""
     from . import alternatives
 
     w = r.scenario.workloads.get(wid)
-    return w is not None and w.automatic and not alternatives.widens(w, did)
+    return w is not None and not alternatives.ranked_on(w, did)
+
+
+def added_once(a: Results, b: Results, wid: str) -> bool:
+    """An automatic alternative (`fit`, a batch sizing found) on one side only."""
+    wa, wb = a.scenario.workloads.get(wid), b.scenario.workloads.get(wid)
+    return (wa is None) != (wb is None) and (wa or wb).automatic
 
 
 def path_of(key: str) -> str:
@@ -147,9 +157,10 @@ def diff(a: Results, b: Results) -> Diff:
     pairs = list(dict.fromkeys([(p.workload, p.device, p.kind) for p in (*a.pairs, *b.pairs)
                                 if K.get(p.kind).workload]))
     for wid, did, kind in pairs:
-        if one_sided(a, b, did) or unwidened(a, wid, did) or unwidened(b, wid, did):
+        if one_sided(a, b, did) or unwidened(a, wid, did) or unwidened(b, wid, did) or added_once(a, b, wid):
             continue                      # compared on one side only (the compare list's change says so), or the
-                                          # automatic `fit` on a device it gives no more: the workload's figures
+                                          # automatic `fit` on a device it gives no more: the workload's figures, or
+                                          # an automatic alternative of one side: the decision's ranks say it
         pa, pb = a.pair(wid, did), b.pair(wid, did)
         for qid in K.get(kind).headline:
             x = pa.values.get(qid) if pa else None

@@ -76,6 +76,7 @@ class Results:
     grids: list = field(default_factory=list)                   # two-field sweeps (sweeps.GridResult)
     simulation: Any = None          # the draws of an `uncertainty:` block (sizing.uncertainty.summary.Simulation)
     taken: dict = field(default_factory=dict, init=False, repr=False, compare=False)   # what-ifs run (decide_each)
+    written: Any = field(default=None, repr=False, compare=False)   # without the batches sizing found (a batch grid's)
 
     def input_values(self) -> dict[str, Any]:
         """key -> value of every input cell (blank ones as they read)."""
@@ -140,19 +141,27 @@ def scalar(v: Any) -> Any:
     return v
 
 
-def evaluate(scn: Scenario, problems_only: bool = False) -> Results:
+def evaluate(scn: Scenario, problems_only: bool = False, search: bool = True) -> Results:
     """Evaluate every pair named by `compare`, then sweeps and the decision; where a decided serving workload
     does not fit a device it may use more of, again with that setup as an automatic alternative. `problems_only`
     (validate) checks that the sweep and the uncertainty's draws can be taken without taking them (they find no
-    problem of their own)."""
+    problem of their own). `search`: rank each device's cheapest batch too, as an automatic alternative, where a
+    decided workload states a latency target (batch_search.found; a grid over the batch keeps the batches as
+    written)."""
     with np.errstate(all="ignore"):            # inf and nan are the engine's answers (no value, does not fit)
-        return evaluated(scn, problems_only)
+        return evaluated(scn, problems_only, search)
 
 
-def evaluated(scn: Scenario, problems_only: bool) -> Results:
+def evaluated(scn: Scenario, problems_only: bool, search: bool = True) -> Results:
     results = evaluate_once(scn)
     wider = alternatives.sharded(scn, results)
     results = evaluate_once(wider) if wider is not None else results
+    if search and results.decisions:
+        from .batch_search import found
+        more = found(results.scenario, results)
+        if more is not None:
+            written, results = results, evaluate_once(more)
+            results.written = written
     take_sweeps(results, problems_only)
     if scn.uncertainty is not None:
         from .uncertainty.engine import simulate

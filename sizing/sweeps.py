@@ -281,6 +281,8 @@ def grid_of(scn: Scenario, results, w: Entity, a: Sweep, b: Sweep) -> GridResult
     per precision); the numeric fields run vectorised over every cell; the decision is taken in each cell."""
     from .evaluate import evaluate, what_if
 
+    batch = "batch" in (a.parameter, b.parameter)       # each cell at its batch: none found by sizing beside it
+    results = results.written if batch and results.written is not None else results
     structural = next((d for d in (a, b) if d.parameter == "precision"), None)
     numeric = [d for d in (a, b) if d is not structural]
     if structural is None:
@@ -290,7 +292,7 @@ def grid_of(scn: Scenario, results, w: Entity, a: Sweep, b: Sweep) -> GridResult
     else:
         points = [(x,) for x in numeric[0].values]
         own = w.get("precision")                         # the scenario's own precision is the evaluation at hand
-        variants = [(k, results if v == own else evaluate(with_values(scn, w, {"precision": v})))
+        variants = [(k, results if v == own else evaluate(with_values(scn, w, {"precision": v}), search=not batch))
                     for k, v in enumerate(structural.values)]
     n = len(points)
     series: dict[str, dict[str, list[list]]] = {}
@@ -331,7 +333,7 @@ def grid_of(scn: Scenario, results, w: Entity, a: Sweep, b: Sweep) -> GridResult
                              for x in [points[j][i]]}
                     if structural is not None:
                         given["precision"] = structural.values[k]
-                    whole = evaluate(with_values(scn, w, given))
+                    whole = evaluate(with_values(scn, w, given), search=not batch)
                     dec = next((d for d in whole.decisions if d.workload == w.id), None)
                 if dec is not None and dec.best is not None:
                     best[row][col], value[row][col] = dec.best.label, dec.best.value

@@ -692,8 +692,8 @@ def test_the_readme_sheet_describes_this_workbook(name):
     listed = [v for v in rows if v in wb.sheetnames]
     assert listed == [s for s in wb.sheetnames if s != "README"]
     decision, first = rows["decision"][1].value, rows["1"][1].value
-    kinds = {"moe-mixtral-serving": "(a fleet or renting on demand)",
-             "chat-70b-fp8": "(a fleet, renting on demand or an alternative)",
-             "eu-assistant-eur": "(a fleet, renting on demand or a hosted API)"}[name]
+    kinds = {"moe-mixtral-serving": "(a fleet, renting on demand or a batch found by sizing)",
+             "chat-70b-fp8": "(a fleet, renting on demand, an alternative or a batch found by sizing)",
+             "eu-assistant-eur": "(a fleet, renting on demand, a hosted API or a batch found by sizing)"}[name]
     assert decision.startswith(f"which option {kinds} gives the lowest monthly_cost")
     assert ("Uncertainty" in first) == (r.simulation is not None) == ("Uncertainty" in wb.sheetnames)

@@ -35,7 +35,8 @@ class Entity:
     follows: dict[str, str] = field(default_factory=dict)   # a defaulted field -> the field it copies
     alternative_of: str = ""          # a workload's alternative: the workload it varies ...
     alternative: str = ""             # ... and the alternative's id (`fp8`)
-    automatic: bool = False           # an alternative the engine added: the devices that hold what does not fit
+    automatic: bool = False           # an alternative the engine added: the devices that hold what does not fit,
+    found: tuple[str, ...] = ()       # ... or a batch sizing found (batch_search): the devices it is ranked on
     keys: dict[str, Value] = field(default_factory=dict)    # where a key was written (alternatives' ids), for messages
 
     def get(self, path: str, default: Any = None) -> Any:

@@ -1,107 +1,64 @@
-"""Another batch: where a device's options would cost less, or would qualify at all, at a batch other than the one the
-scenario states. The decision stays at the stated batch (a batch is the scenario's to choose: it sets each user's
-speed and the runtime's memory); these sentences say what another would change and how to rank it."""
+"""Another batch, in words: what the batches sizing found change, and where a device's options would cost less, or
+would qualify at all, at a batch neither the scenario states nor sizing ranks (batch_search finds them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .. import alternatives
-from ..evaluate import Results, decide_each_with
+from ..batch_search import GAIN, TARGETS, Hint, ranked_batches, search
+from ..evaluate import Results
 from ..render.format import human
-from ..results import Decision, Option
+from ..results import Decision
 from .common import shown_gap
 from .margin import CLOSE_CALL
 from .memo import option_words
 
-# Batches tried: powers of two up to a runtime's usual ceiling.
-CANDIDATES = tuple(2 ** k for k in range(11))
-SERVED = ("generate", "forward")     # a served batch (a training batch is the optimiser's: another question)
-GAIN = 0.05          # a saving under 5 % is within rounding of the prices: not worth a sentence
+__all__ = ["GAIN", "SHOWN", "batch_flip", "batch_hints", "batch_words"]
+
 SHOWN = 3            # devices named at most
 
 
-@dataclass(frozen=True)
-class Hint:
-    option: Option               # the option as ranked at the stated batch
-    batch: int                   # the batch where it costs least (or first qualifies)
-    value: float                 # its cost there
-    stated: int                  # the scenario's batch
-    now: float | None            # the device's best cost at the stated batch (None: none of its options qualifies)
-    tight: str = ""              # a latency target it meets with little to spare, in words ('' when none)
-
-
 def batch_hints(r: Results, dec: Decision) -> list[Hint]:
-    """Per device, its best option at another batch when that costs GAIN less than its best at the stated batch,
-    or qualifies where none of its options does; the largest savings first (qualifying ones after them). Money
-    objectives of served work only; the decision's own workload (an alternative that sets its own batch is its own
-    question)."""
-    key = f"workload.{dec.workload}.batch"
-    kind = next((p.kind for p in r.pairs if p.workload == dec.workload), None)
-    if dec.maximise or "USD" not in dec.unit or key not in r.inputs or kind not in SERVED:
-        return []
-    stated = int(r.inputs[key].value.value)
-    ranked = ranked_batches(r, dec.workload)
-    best_batches = {int(b) for p in r.pairs if p.workload == dec.workload
-                    and isinstance(b := p.values.get("best_batch"), float) and b >= 1}
-    tried = sorted(b for b in {*CANDIDATES, *best_batches} if b != stated and b not in ranked)
-    own = [o for o in dec.options if o.workload == dec.workload and o.variant in ("fleet", "busy_hours")]
-    watched = tuple(f"{dec.workload}/{d}/{q}" for d in dict.fromkeys(o.device for o in own) for q, _, _ in TARGETS)
-    runs = decide_each_with(r, [(key, float(b)) for b in tried], r.decisions.index(dec), watched)
-    again = [d for d, _ in runs]
-    hints = []
-    for device in dict.fromkeys(o.device for o in own):
-        mine = [o for o in own if o.device == device]
-        now = min((o for o in mine if o.passes and o.value is not None), key=lambda o: o.value, default=None)
-        best = None
-        for b, d in zip(tried, again):
-            for o in mine:
-                x = next((y for y in d.options if y.id == o.id), None) if d is not None else None
-                if x is not None and x.passes and x.value is not None and (best is None or x.value < best.value):
-                    best = Hint(o, b, x.value, stated, now.value if now is not None else None,
-                                tight_words(r, dec.workload, device, runs[tried.index(b)][1]))
-        if best is not None and (best.now is None or best.value < best.now * (1 - GAIN)):
-            hints.append(best)
-    hints.sort(key=lambda h: (h.now is None, h.value - h.now if h.now is not None else h.value))
-    return hints[:SHOWN]
+    """The devices whose options would cost GAIN less at a batch nobody ranks, the largest savings first (at most
+    SHOWN)."""
+    return search(r, dec)[:SHOWN]
 
 
-# A latency quantity, the input of its target, and what the target is called.
-TARGETS = (("token_interval", "targets.per_token_p95", "time between tokens"),
-           ("ttft_p95", "targets.ttft_p95", "time to first token"))
-TIGHT = 0.10         # a target met with less than a tenth of it to spare is named beside the batch
+def found_of(r: Results, wid: str) -> list:
+    """The batches sizing found for workload `wid` (automatic alternatives), in the order added."""
+    return [w for w in alternatives.of(r.scenario.workloads, wid) if w.found]
 
 
-def tight_words(r: Results, wid: str, device: str, cells: dict) -> str:
-    """The latency targets a batch meets with less than TIGHT to spare: 'time between tokens 49.1 ms against the 50
-    ms target' (a procurement reviewer ranked the suggested batch and found it missed its target in two thirds of
-    the simulated cases)."""
-    out = []
-    for qid, target, words in TARGETS:
-        v, t = cells.get(f"{wid}/{device}/{qid}"), r.inputs.get(f"workload.{wid}.{target}")
-        if isinstance(v, float) and t is not None and t.value.value > 0 and 0 <= 1 - v / t.value.value < TIGHT:
-            out.append(f"{words} {human(v, 's', 'ms')} against the {human(t.value.value, 's', 'ms')} target")
-    return " and ".join(out)
+def found_words(r: Results, wid: str, also: str = "") -> str:
+    """'The scenario states batch 16; sizing also ranks each device at the batch that costs it least while leaving a
+    tenth of each latency target to spare (found by sizing): batch 26 on the Instinct MI300X, batch 48 on the B200
+    SXM 180GB.' '' where it found none."""
+    found = found_of(r, wid)
+    if not found:
+        return ""
+    stated = int(r.inputs[f"workload.{wid}.batch"].value.value)
+    on = "; ".join(f"batch {w.get('batch')} on the {' and the '.join(short(r, d) for d in w.found)}" for w in found)
+    return (f"The scenario states batch {stated}{also}; sizing also ranks a device at the batch that costs it least where "
+            f"that saves 5 % or more and leaves a tenth of each latency target to spare (found by sizing): {on}.")
 
 
-def ranked_batches(r: Results, wid: str) -> set[int]:
-    """The batches the workload's alternatives already rank (those that change its batch and nothing else)."""
-    out = set()
-    for w in alternatives.of(r.scenario.workloads, wid):
-        given = {k: v for k, v in alternatives.given_by(r.scenario.workloads, w).items() if k != "title"}
-        if set(given) == {"batch"}:
-            out.add(int(float(given["batch"].value)))
-    return out
+def short(r: Results, did: str) -> str:
+    d = r.scenario.devices[did]
+    return d.get("name") or did
 
 
 def batch_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:
-    """'The workload runs at batch 16. At batch 32 the Instinct MI300X rented on demand as traffic needs would cost
-    $3,905/month ($657/month less than its best at batch 16); at batch 8 the Gaudi 3 would meet every requirement,
-    at $9,345/month. To rank one, add it as an alternative of the workload: alternatives: {b32: {batch: 32}}.'
-    '' when no other batch does better. `hints`: batch_hints' answer where the caller has it (one engine run)."""
+    """What the batches sizing found change ('The scenario states batch 16; sizing also ranks ...'), then each
+    device that would cost less at a batch nobody ranks: 'At batch 30 the Instinct MI300X rented on demand as traffic
+    needs would cost $3,721/month ($150/month less than its best at batch 26, $3,871/month, with little to spare:
+    time between tokens 49.1 ms against the 50 ms target). ... To rank one, add it as an alternative of the
+    workload: alternatives: {b30: {batch: 30}}.' '' when sizing found no batch and no other batch does better.
+    `hints`: batch_hints' answer where the caller has it (one engine run)."""
     hints = batch_hints(r, dec) if hints is None else hints
+    ranked = sorted(ranked_batches(r, dec.workload) - {int(w.get("batch")) for w in found_of(r, dec.workload)})
+    also = f" (its alternatives rank batch {', '.join(map(str, ranked))})" if ranked else ""
+    found = found_words(r, dec.workload, also)
     if not hints:
-        return ""
+        return found
     parts = []
     for h in hints:
         cost = human(h.value, dec.unit)
@@ -109,43 +66,85 @@ def batch_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> s
         tight = f", with little to spare: {h.tight}" if h.tight else ""
         if h.now is not None:
             parts.append(f"at batch {h.batch} the {name} would cost {cost} "
-                         f"({shown_gap(h.now, h.value, dec.unit)} less than its best at batch {h.stated}, "
-                         f"{human(h.now, dec.unit)}{tight})")
+                         f"({shown_gap(h.now, h.value, dec.unit)} less than its best at batch "
+                         f"{h.now_batch or h.stated}, {human(h.now, dec.unit)}{tight})")
         else:
             parts.append(f"at batch {h.batch} the {name} would meet every requirement, at {cost}{tight}")
     first = min(hints, key=lambda h: h.value)
     text = "; ".join(parts)
     best = dec.best
     verdict = "" if best is None or best.value is None else (
-        f" At batch {first.batch} that beats the recommendation ({human(best.value, dec.unit)}): rank it before "
-        "deciding." if first.value < best.value else
-        f" None of these beats the recommendation ({human(best.value, dec.unit)}).")
-    ranked = sorted(ranked_batches(r, dec.workload))
-    also = f" (its alternatives rank batch {', '.join(map(str, ranked))})" if ranked else ""
-    return (f"The workload runs at batch {first.stated}{also}. {text[0].upper()}{text[1:]}.{verdict} To rank "
-            f"one, add it as an alternative of the workload: alternatives: {{b{first.batch}: {{batch: "
-            f"{first.batch}}}}}.")
+        f" None of these beats the recommendation ({human(best.value, dec.unit)})." if first.value >= best.value else
+        f" At batch {first.batch} that beats the recommendation ({human(best.value, dec.unit)}) with less than a "
+        f"tenth of a latency target to spare, so sizing does not rank it." if first.tight else
+        f" At batch {first.batch} that beats the recommendation ({human(best.value, dec.unit)}): the workload states "
+        f"no latency target, so sizing does not choose its batch (a larger batch gives each user slower answers); "
+        f"rank it before deciding.")
+    lead = found + " " if found else f"The workload runs at batch {first.stated}{also}. "
+    return (f"{lead}{text[0].upper()}{text[1:]}.{verdict} To rank one, add it as an alternative of the workload: "
+            f"alternatives: {{b{first.batch}: {{batch: {first.batch}}}}}.")
 
 
 def batch_flip(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:
-    """Page one's line where another batch would beat the recommendation: 'Instinct MI300X, on demand at batch 30:
-    $3,721/month, $841/month less than this; rank it before signing.'; where none does but one comes within the
-    close-call factor of it: 'H100 SXM5 80GB, on demand at batch 128: $3,653/month, 1.05x this: within the
-    estimates' error, a close call at another batch.' '' otherwise."""
+    """Page one's line on the batch: where the recommendation is a batch sizing found, which batch and what the
+    stated one would cost ('Found by sizing: the scenario states batch 16, where Instinct MI300X on demand costs
+    $4,562/month; at batch 26 it leaves a tenth of each latency target to spare.'); then where another batch would
+    beat the recommendation: 'Instinct MI300X, on demand at batch 30: $3,721/month, $150/month less than this, with
+    little to spare (time between tokens 49.1 ms against the 50 ms target): not ranked.' (without a latency target:
+    '...; rank it before signing.'); where none does but one comes within the close-call factor of it: 'H100 SXM5
+    80GB, on demand at batch 128: $3,653/month, 1.05x this: within the estimates' error, a close call at another
+    batch.' '' otherwise."""
     best = dec.best
     found = batch_hints(r, dec) if hints is None else hints
     hints = [h for h in found if best is not None and best.value is not None and h.value < best.value]
     near = [h for h in found if best is not None and best.value and best.value <= h.value < best.value * (1 + CLOSE_CALL)]
-    if not hints and near:              # the lead page one states shrinks at another batch (a reviewer found 1.05x)
+    lead = chosen(r, dec)
+    if not hints and near and not lead:     # the lead page one states shrinks at another batch (a reviewer found 1.05x)
         h = min(near, key=lambda h: h.value)
         name = option_words(r, h.option, short=True) + (", held all month" if h.option.variant == "fleet" else "")
         tight = f" ({h.tight}: little to spare)" if h.tight else ""
         return (f"{name} at batch {h.batch}: {human(h.value, dec.unit)}, {h.value / best.value:.2f}x this{tight}: "
                 "within the estimates' error, a close call at another batch.")
     if not hints:
-        return ""
+        return lead
     h = min(hints, key=lambda h: h.value)
     name = option_words(r, h.option, short=True) + (", held all month" if h.option.variant == "fleet" else "")
-    tight = f" ({h.tight}: little to spare)" if h.tight else ""
-    return (f"{name} at batch {h.batch}: {human(h.value, dec.unit)}, {shown_gap(best.value, h.value, dec.unit)} "
-            f"less than this{tight}; rank it before signing.")
+    gap = f"{human(h.value, dec.unit)}, {shown_gap(best.value, h.value, dec.unit)} less than this"
+    line = (f"{name} at batch {h.batch}: {gap}, with little to spare ({h.tight}): not ranked." if h.tight else
+            f"{name} at batch {h.batch}: {gap} (no latency target is stated, so sizing does not choose the batch); "
+            "rank it before signing.")
+    return f"{lead} {line}" if lead else line
+
+
+def chosen(r: Results, dec: Decision) -> str:
+    """Where the recommendation is a batch sizing found: 'Found by sizing: the scenario states batch 16, where the
+    Instinct MI300X rented on demand costs $4,562/month; batch 25 costs $649/month less and leaves a tenth of each
+    latency target to spare (time between tokens 44.6 ms against the 50 ms target; ...).'"""
+    best = dec.best
+    w = r.scenario.workloads.get(best.workload) if best is not None and best.workload else None
+    if w is None or not w.found:
+        return ""
+    stated = int(r.inputs[f"workload.{w.alternative_of}.batch"].value.value)
+    name = f"the {short(r, best.device)}" + {"busy_hours": " rented on demand", "fleet": " fleet"}.get(best.variant, "")
+    before = next((o for o in dec.options if o.workload == w.alternative_of and o.device == best.device
+                   and o.variant == best.variant), None)
+    if before is not None and before.passes and before.value is not None:
+        then = f"where {name} costs {human(before.value, dec.unit)}"
+        gain = f"costs {shown_gap(before.value, best.value, dec.unit)} less and "
+    else:
+        then, gain = f"where {name} does not meet every requirement", "meets them and "
+    return (f"Found by sizing: the scenario states batch {stated}, {then}; batch {w.get('batch')} {gain}leaves a "
+            f"tenth of each latency target to spare ({margins(r, w.id, best.device)}).")
+
+
+def margins(r: Results, wid: str, device: str) -> str:
+    """Each stated latency target beside the figure it bounds: 'time between tokens 44.6 ms against the 50 ms
+    target; time to first token 0.4 s against the 1 s target'."""
+    p = r.pair(wid, device)
+    out = []
+    for quantities, target, words in TARGETS.get(p.kind if p else "", ()):
+        v = next((x for q in quantities if isinstance(x := p.values.get(q), float)), None)
+        t = r.inputs.get(f"workload.{wid}.{target}")
+        if v is not None and t is not None:
+            out.append(f"{words} {human(v, 's', 'ms')} against the {human(t.value.value, 's', 'ms')} target")
+    return "; ".join(out)

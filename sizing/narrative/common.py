@@ -97,7 +97,10 @@ def input_text(r: Results, key: str) -> str | None:
 
 
 def pairs_of(r: Results, wid: str) -> list[Pair]:
-    return [p for p in r.pairs if p.workload == wid]
+    """A workload's pairs as the report shows them: a batch sizing found on the devices it was found for only."""
+    w = r.scenario.workloads.get(wid)
+    found = w.found if w is not None else ()
+    return [p for p in r.pairs if p.workload == wid and (not found or p.device in found)]
 
 
 def workload_ids(r: Results) -> list[str]:

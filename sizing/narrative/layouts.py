@@ -324,12 +324,15 @@ def another_data(r: Results, dec: Decision) -> dict | None:
                                              "stated": shape(h.stated)} for h in hints],
                 "alternatives": yaml_mapping(layout_words(r, dec, hints))}
     found = batch_hints(r, dec)
-    if not found:
+    ranked = [{"workload": w.id, "alternative": w.alternative, "batch": int(w.get("batch")), "devices": list(w.found)}
+              for w in alternatives.of(r.scenario.workloads, dec.workload) if w.found]
+    if not found and not ranked:
         return None
-    return {"kind": "batch", "hints": [{"device": h.option.device, "option": h.option.id, "batch": h.batch,
-                                        "value": h.value, "stated": {"batch": h.stated, "value": h.now}}
-                                       for h in found],
-            "alternatives": yaml_mapping(batch_words(r, dec, found))}
+    return {"kind": "batch", "found": ranked,
+            "hints": [{"device": h.option.device, "option": h.option.id, "batch": h.batch, "value": h.value,
+                       "stated": {"batch": h.stated}, "ranked": {"batch": h.now_batch or h.stated, "value": h.now}}
+                      for h in found],
+            "alternatives": yaml_mapping(batch_words(r, dec, found)) if found else {}}
 
 
 def yaml_mapping(words: str) -> dict:

@@ -111,6 +111,8 @@ def alternative_phrase(r: Results, o: Option) -> str:
             parts.append(f"{path.split('.', 1)[1].replace('_', ' ')} {v.text}")       # 'tensor 8': tp8 ≠ recompute
         elif path != "title" and not path.startswith(("devices.", "parallel.")):
             parts.append(f"{path.replace('_', ' ')} {v.text}")
+    if w is not None and w.found:
+        parts.append("found by sizing")
     return ", ".join(parts) if 0 < len(parts) <= 3 else o.alternative
 
 

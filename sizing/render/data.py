@@ -86,7 +86,8 @@ def alternative(r: Results, wid: str) -> dict:
     w = r.scenario.workloads.get(wid)
     if w is None or not w.alternative_of:
         return {}
-    return {"alternative_of": w.alternative_of, "alternative": w.alternative, "automatic": w.automatic}
+    return {"alternative_of": w.alternative_of, "alternative": w.alternative, "automatic": w.automatic,
+            **({"found_for": list(w.found)} if w.found else {})}
 
 
 def to_json(r: Results) -> str:

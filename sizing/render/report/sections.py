@@ -154,7 +154,9 @@ def grid_view(g) -> tuple[Chart | None, Table]:
                      for x, best, text in zip(g.row_values, g.best, texts))
         names = {o: i for i, o in enumerate(dict.fromkeys(b for row in g.best for b in row if b))}
         chart = Chart(f"The option recommended in each cell of the {g.rows} by {g.columns} grid (colour: the option; "
-                      f"text: its {label(g.objective).lower()}); a white cell: no option qualifies there.",
+                      f"text: its {label(g.objective).lower()}); a white cell: no option qualifies there."
+                      + (" Each cell is at its own batch: no batch found by sizing is ranked beside it."
+                         if "batch" in (g.rows, g.columns) else ""),
                       charts.grid_map(f"Recommendation by {g.rows} and {g.columns}: {g.workload}",
                                       (g.rows, g.row_values), (g.columns, g.column_values), g.best, texts, names))
         head = (f"{g.rows} \\ {g.columns}", *(str(x) for x in g.column_values))

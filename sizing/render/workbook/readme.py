@@ -123,8 +123,10 @@ def answers(b: Book) -> list[tuple[str, str]]:
         goal = "highest" if d.maximise else "lowest"
         req = f", among options meeting {', '.join(d.require)}" if d.require else ""
         budget = f", within the {' and '.join(d.budget)} budget" if d.budget else ""
+        found = {o.workload for o in d.options if o.alternative and r.scenario.workloads[o.workload].found}
         kinds = [words for v, words in VARIANTS if any(o.variant == v for o in d.options)] + \
-            (["an alternative"] if any(o.alternative for o in d.options) else [])
+            (["an alternative"] if any(o.alternative and o.workload not in found for o in d.options) else []) + \
+            (["a batch found by sizing"] if found else [])
         among = f" ({', '.join(kinds[:-1])} or {kinds[-1]})" if len(kinds) > 1 else ""
         lines.append(("decision", f"{d.title + ': ' if d.title else ''}which option{among} gives the {goal} "
                                   f"{d.quantity} for workload {d.workload}{req}{budget}"))

@@ -1,0 +1,179 @@
+"""Another batch, searched: per device, the batch that serves a decision's workload for the least money. Where the
+workload states a latency target, each device's cheapest batch that leaves a tenth of every target to spare is
+ranked beside the stated batch as an automatic alternative (`b26`, "found by sizing"): a signer read "rank it
+before signing" as "do not sign". Without a target a batch only trades each user's speed for money, which the
+scenario does not price: the report says what another would change and how to rank it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from . import alternatives
+from .render.format import human
+from .results import Decision, Option
+from .schema import Scenario, Value
+
+if TYPE_CHECKING:
+    from .evaluate import Results
+
+# Batches tried: powers of two up to a runtime's usual ceiling, each device's best batch within the per-token target
+# and, for the ranked search, its best batch within nine tenths of it.
+CANDIDATES = tuple(2 ** k for k in range(11))
+SERVED = ("generate", "forward")     # a served batch (a training batch is the optimiser's: another question)
+VARIANTS = ("fleet", "busy_hours")   # the options a batch changes (the API's price does not)
+GAIN = 0.05          # a saving under 5 % is within rounding of the prices: not worth a sentence, nor an option
+TIGHT = 0.10         # a target met with less than a tenth of it to spare: named, and never ranked automatically
+
+# Per kind: the quantities of a latency (the first present), the input of its target, and what the target is called.
+TARGETS = {"generate": ((("token_interval",), "targets.per_token_p95", "time between tokens"),
+                        (("ttft_p95",), "targets.ttft_p95", "time to first token")),
+           "forward": ((("response_p95", "latency"), "targets.latency_p95", "request latency"),)}
+
+
+@dataclass(frozen=True)
+class Hint:
+    option: Option               # the option as ranked at the stated batch
+    batch: int                   # the batch where it costs least (or first qualifies)
+    value: float                 # its cost there
+    stated: int                  # the scenario's batch
+    now: float | None            # the device's best cost as ranked (None: none of its options qualifies)
+    tight: str = ""              # a latency target it meets with little to spare, in words ('' when none)
+    now_batch: int = 0           # the batch of the device's best as ranked (0: the stated one)
+
+
+def kind_of(r: Results, wid: str) -> str | None:
+    return next((p.kind for p in r.pairs if p.workload == wid), None)
+
+
+def targeted(r: Results, wid: str) -> bool:
+    """Whether the workload states a latency target (its batch then is sizing's to choose within it)."""
+    return any(f"workload.{wid}.{target}" in r.inputs for _, target, _ in TARGETS.get(kind_of(r, wid) or "", ()))
+
+
+def search(r: Results, dec: Decision, spare: bool = False) -> list[Hint]:
+    """Per device, its best option at another batch when that costs GAIN less than its best as ranked, or qualifies
+    where none of its options does; the largest savings first (qualifying ones after them). Money objectives of
+    served work only; the decision's own workload (an alternative that sets its own batch is its own question).
+    `spare`: only batches that leave TIGHT of each latency target (the ones sizing ranks itself)."""
+    key = f"workload.{dec.workload}.batch"
+    kind = kind_of(r, dec.workload)
+    if dec.maximise or "USD" not in dec.unit or key not in r.inputs or kind not in SERVED:
+        return []
+    stated = int(r.inputs[key].value.value)
+    own = [o for o in dec.options if o.workload == dec.workload and o.variant in VARIANTS]
+    devices = list(dict.fromkeys(o.device for o in own))
+    ranked = {d: ranked_batches(r, dec.workload, d) for d in devices}
+    best_batches = {int(b) for p in r.pairs if p.workload == dec.workload
+                    and isinstance(b := p.values.get("best_batch"), float) and b >= 1}
+    if spare:
+        best_batches |= spare_batches(r, dec.workload)
+    tried = sorted(b for b in {*CANDIDATES, *best_batches} if b != stated and any(b not in ranked[d] for d in devices))
+    qids = [q for quantities, _, _ in TARGETS[kind] for q in quantities]
+    watched = tuple(f"{dec.workload}/{d}/{q}" for d in devices for q in qids)
+    from .evaluate import decide_each_with
+    runs = decide_each_with(r, [(key, float(b)) for b in tried], r.decisions.index(dec), watched)
+    batch_of = {w.id: int(w.get("batch")) for w in alternatives.of(r.scenario.workloads, dec.workload) if w.found}
+    hints = []
+    for device in devices:
+        mine = [o for o in own if o.device == device]
+        standing = [o for o in dec.options if o.device == device and o.variant in VARIANTS and o.passes
+                    and o.value is not None and (o.workload == dec.workload or o.workload in batch_of)]
+        now = min(standing, key=lambda o: o.value, default=None)
+        best = None
+        for b, (d, cells) in zip(tried, runs):
+            if d is None or b in ranked[device]:
+                continue
+            tight = tight_words(r, dec.workload, device, cells)
+            if spare and tight:
+                continue
+            for o in mine:
+                x = next((y for y in d.options if y.id == o.id), None)
+                if x is not None and x.passes and x.value is not None and (best is None or x.value < best.value):
+                    best = Hint(o, b, x.value, stated, now.value if now is not None else None, tight,
+                                batch_of.get(now.workload, 0) if now is not None else 0)
+        if best is not None and (best.now is None or best.value < best.now * (1 - GAIN)):
+            hints.append(best)
+    hints.sort(key=lambda h: (h.now is None, h.value - h.now if h.now is not None else h.value))
+    return hints
+
+
+def spare_batches(r: Results, wid: str) -> set[int]:
+    """Each device's best batch within nine tenths of the per-token target (the engine's best batch runs at the
+    target itself): the largest batch that may leave a tenth to spare."""
+    from .evaluate import scalar, what_if
+    target = f"workload.{wid}.targets.per_token_p95"
+    if target not in r.inputs:
+        return set()
+    env = what_if(r, {target: r.inputs[target].value.value * (1 - TIGHT)})
+    out = set()
+    for p in r.pairs:
+        b = scalar(env.get(f"{wid}/{p.device}/best_batch")) if p.workload == wid else None
+        if isinstance(b, float) and b >= 1:
+            out.add(int(b))
+    return out
+
+
+def tight_words(r: Results, wid: str, device: str, cells: dict) -> str:
+    """The latency targets a batch meets with less than TIGHT to spare: 'time between tokens 49.1 ms against the 50
+    ms target' (a procurement reviewer ranked the suggested batch and found it missed its target in two thirds of
+    the simulated cases)."""
+    out = []
+    for quantities, target, words in TARGETS.get(kind_of(r, wid) or "", ()):
+        v = next((x for q in quantities if isinstance(x := cells.get(f"{wid}/{device}/{q}"), float)), None)
+        t = r.inputs.get(f"workload.{wid}.{target}")
+        if v is not None and t is not None and t.value.value > 0 and 0 <= 1 - v / t.value.value < TIGHT:
+            out.append(f"{words} {human(v, 's', 'ms')} against the {human(t.value.value, 's', 'ms')} target")
+    return " and ".join(out)
+
+
+def ranked_batches(r: Results, wid: str, device: str | None = None) -> set[int]:
+    """The batches the workload's alternatives already rank (those that change its batch and nothing else), on
+    `device` where one is given (a batch sizing found is ranked on the devices it was found for)."""
+    out = set()
+    for w in alternatives.of(r.scenario.workloads, wid):
+        given = {k: v for k, v in alternatives.given_by(r.scenario.workloads, w).items() if k != "title"}
+        if set(given) == {"batch"} and (device is None or alternatives.ranked_on(w, device)):
+            out.add(int(float(given["batch"].value)))
+    return out
+
+
+def found(scn: Scenario, r: Results) -> Scenario | None:
+    """The scenario with an automatic alternative for each batch that some device serves a decided workload at for
+    GAIN less than at the stated batch, leaving TIGHT of each latency target to spare: `b26` of workload `chat`
+    (workload `chat-b26`), ranked on the devices it was found for. None when no such batch."""
+    adds: dict[str, dict[int, list[str]]] = {}
+    for dec in r.decisions:
+        w = scn.workloads.get(dec.workload)
+        if w is None or w.alternative_of or not targeted(r, w.id):
+            continue
+        for h in search(r, dec, spare=True):
+            devices = adds.setdefault(w.id, {}).setdefault(h.batch, [])
+            if h.option.device not in devices:
+                devices.append(h.option.device)
+    if not adds:
+        return None
+    workloads, made = dict(scn.workloads), {}
+    for wid, batches in adds.items():
+        root = workloads[wid]
+        for b, devices in sorted(batches.items()):
+            name = f"b{b}"                       # as the report's snippet names a batch (and short in a formula)
+            if name in alternatives.changes(root) or f"{wid}-{name}" in workloads:
+                name += "-auto"
+            names = ", ".join(scn.devices[d].get("name") or d for d in devices)
+            v = Value(b, "", str(b), scn.file, root.line, root.col,
+                      f"automatic: the cheapest batch on {names} that leaves a tenth of each latency target to spare")
+            root = replace(root, values={**root.values, f"alternatives.{name}.batch": v})
+            alt = replace(alternatives.variant(root, name, {"batch": v}), automatic=True, found=tuple(devices))
+            title = f"{root.get('title') or root.id} at batch {b}, found by sizing"
+            alt.values["title"] = replace(alt.values["title"], value=title, text=title)
+            made.setdefault(wid, []).append(alt)
+        workloads[wid] = root
+    out, ids = {}, list(workloads)
+    for i, wid in enumerate(ids):
+        out[wid] = workloads[wid]
+        owner = workloads[wid].alternative_of or wid
+        following = workloads[ids[i + 1]] if i + 1 < len(ids) else None
+        if owner in made and (following is None or (following.alternative_of or following.id) != owner):
+            out.update((a.id, a) for a in made[owner])       # after the workload's last alternative
+    return replace(scn, workloads=out)
