@@ -66,22 +66,23 @@ def options_of(r: Results, wid: str, qid: str, kinds: tuple[str, ...] = VARIANTS
     traffic needs, each for the workload and then each of its alternatives, then the hosted API; of the `kinds`
     the decision considers. Whether priced or not, so the workbook's columns hold whatever its inputs become."""
     wids = [wid] + [w.id for w in alternatives.of(r.scenario.workloads, wid)]
-    out = [(w, did, "fleet", qid) for w in wids for did in devices_of(r, w)] if "fleet" in kinds else []
+    out = [(w, did, "fleet", qid) for w in wids for did in devices_of(r, w, "fleet")] if "fleet" in kinds else []
     for variant in ("busy_hours", "api"):
         if variant not in kinds:
             continue
         vq = VARIANT_QUANTITY[variant].get(qid)
         for w in (wids[:1] if variant == "api" else wids):
-            holders = [did for did in devices_of(r, w) if (p := r.pair(w, did)) and vq in p.values]
+            holders = [did for did in devices_of(r, w, variant) if (p := r.pair(w, did)) and vq in p.values]
             out += [(w, did, variant, vq) for did in (holders[:1] if variant == "api" else holders)]
     return out
 
 
-def devices_of(r: Results, wid: str) -> list[str]:
+def devices_of(r: Results, wid: str, variant: str = "") -> list[str]:
     """The devices a workload is ranked on: every compared device; for an automatic alternative only those it was
-    added for (alternatives.ranked_on)."""
+    added for (alternatives.ranked_on), a batch sizing found only in the ways of paying it saves in."""
     w = r.scenario.workloads[wid]
-    return [d for d in r.scenario.compare if alternatives.ranked_on(w, d)]
+    return [d for d in r.scenario.compare if alternatives.ranked_on(w, d)
+            and not (variant and w.found_as and (d, variant) not in w.found_as)]
 
 
 def budget_quantity(field: str, variant: str) -> str | None:

@@ -175,6 +175,8 @@ def evaluate_once(scn: Scenario) -> Results:
     pairs = []
     for w in scn.workloads.values():
         for did in scn.compare:
+            if w.found and did not in w.found:
+                continue                        # a batch sizing found is an option on the devices it was found for
             d = scn.devices[did]
             plan = pair_plan(binder, w, d)
             pairs.append(Pair(w.id, did, w.get("kind"), plan, absent=not_offered(binder, w, d, plan)))

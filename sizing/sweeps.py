@@ -346,12 +346,13 @@ def cell(env: dict[str, Any], n: int, j: int) -> dict[str, Any]:
     return {k: v[j] if isinstance(v, np.ndarray) and v.shape == (n,) else v for k, v in env.items()}
 
 
-def with_values(scn: Scenario, w: Entity, given: dict[str, Any]) -> Scenario:
+def with_values(scn: Scenario, w: Entity, given: dict[str, Any], keep: bool = False) -> Scenario:
     """The scenario with fields of workload `w` (and of its alternatives that do not set their own) at other values
-    (a precision carries the defaults that follow it), and no sweep: one cell of a grid."""
+    (a precision carries the defaults that follow it), and no sweep: one cell of a grid. `keep`: with the automatic
+    alternatives as they are (a draw of the uncertainty, ranked among the same options)."""
     from . import alternatives
 
-    scn = alternatives.unsharded(scn)
+    scn = scn if keep else alternatives.unsharded(scn)
     w = scn.workloads[w.id]
     own = alternatives.changes(w)
     workloads = dict(scn.workloads)

@@ -9,6 +9,7 @@ import pytest
 from helpers import ROOT, results_of
 
 from sizing.evaluate import evaluate
+from sizing.batch_search import allowance
 from sizing.narrative.batches import batch_hints, batch_words
 from sizing.scenario import load_scenario_bytes
 
@@ -27,9 +28,9 @@ def test_each_batch_sizing_found_is_the_engine_at_that_batch_and_leaves_a_tenth_
     that batch ranks it."""
     r = results_of("chat-70b-fp8")
     found = {w.id: w for w in r.scenario.workloads.values() if w.found}
-    assert {w: f.found for w, f in found.items()} == {"chat-b5": ("gaudi3",), "chat-b25": ("mi300x",),
+    assert {w: f.found for w, f in found.items()} == {"chat-b5": ("gaudi3",), "chat-b21": ("mi300x",),
                                                        "chat-b39": ("h100",), "chat-b46": ("b200",)}
-    assert r.decision.best.workload == "chat-b25" and r.written.decision.best.workload == "chat"
+    assert r.decision.best.workload == "chat-b21" and r.written.decision.best.workload == "chat"
     stated = {(o.device, o.variant): o for o in r.written.decision.options if o.workload == "chat"}
     for wid, w in found.items():
         batch = int(w.get("batch"))
@@ -40,7 +41,9 @@ def test_each_batch_sizing_found_is_the_engine_at_that_batch_and_leaves_a_tenth_
                         and x.variant == o.variant)
             assert (o.passes, o.value) == (same.passes, pytest.approx(same.value, rel=1e-9) if o.value else None)
         p = r.pair(wid, w.found[0])
-        assert p.values["token_interval"] <= 0.9 * 0.050 and p.values["ttft_p95"] <= 0.9 * 1.0
+        share = allowance(r, w.found[0], "generate").share    # a tenth to spare, or the median of published runs
+        assert p.values["token_interval"] <= share * 0.050 and p.values["ttft_p95"] <= share * 1.0
+        assert share == (pytest.approx(0.809, abs=1e-3) if w.found == ("mi300x",) else 0.9)
         best = min((o for o in r.decision.options if o.workload == wid and o.passes), key=lambda o: o.value)
         before = [x for (d, _), x in stated.items() if d == best.device and x.passes]
         assert not before or best.value < 0.95 * min(x.value for x in before)
@@ -60,14 +63,18 @@ def test_the_words_multiply_to_the_figures_and_say_whether_the_recommendation_st
     hints = batch_hints(r, r.decision)
     words = batch_words(r, r.decision)
     assert words.startswith("The scenario states batch 16; sizing also ranks a device at the batch that costs it "
-                            "least where that saves 5 % or more and leaves a tenth of each latency target to spare "
-                            "(found by sizing): batch 5 on the Gaudi 3 (OAM); batch 25 on the Instinct MI300X; ")
+                            "least where that saves 5 % or more and leaves a tenth of each latency target to spare, "
+                            "or meets each at the median speed of the device's published runs where they ran slower "
+                            "(3 runs at least) (found by sizing): batch 5 on the Gaudi 3 (OAM); batch 21 on the "
+                            "Instinct MI300X (each "
+                            "target met at 0.809x the predicted speed, the median of its 18 published runs); ")
     for cost, less, was in re.findall(r"would cost \$([\d,]+)/month \(\$([\d,]+)/month less than its best at batch "
                                       r"\d+, \$([\d,]+)/month", words):
         assert int(cost.replace(",", "")) + int(less.replace(",", "")) == int(was.replace(",", ""))
         assert int(was.replace(",", "")) in {round(o.value) for o in r.decision.options if o.value is not None}
     assert hints and all(h.tight for h in hints)           # what is left unranked runs too close to a target
-    assert "None of these beats the recommendation ($3,913/month)." in words
+    assert ("At batch 30 that beats the recommendation ($4,133/month) with less than a tenth of a latency target to "
+            "spare, so sizing does not rank it.") in words
     capacity = results_of("capacity-chat-8b")
     assert batch_words(capacity, capacity.decision).endswith(
         "None of these beats the recommendation ($3,471/month). To rank one, add it as an alternative of the "
@@ -141,17 +148,25 @@ def test_page_one_says_which_batch_sizing_found_and_what_another_would_change():
     from sizing.narrative.batches import batch_flip
     r = results_of("chat-70b-fp8")
     best = r.decision.best
-    stated = next(o for o in r.decision.options if (o.workload, o.device, o.variant) == ("chat", "mi300x", "busy_hours"))
-    assert (round(stated.value), round(best.value)) == (4562, 4562 - 649)       # the sentence's subtraction checks
+    stated = next(o for o in r.decision.options
+                  if (o.workload, o.device, o.variant) == ("chat", "mi300x", "busy_hours"))
+    assert (round(stated.value), round(best.value)) == (4562, 4562 - 429)       # the sentence's subtraction checks
     assert batch_flip(r, r.decision) == (
-        "Found by sizing: the scenario states batch 16, where the Instinct MI300X rented on demand costs $4,562/month; "
-        "batch 25 costs $649/month less and leaves a tenth of each latency target to spare (time between tokens 44.23 "
-        "ms against the 50 ms target; time to first token 270.3 ms against the 1 s target).")
-    tighter = Hint(stated, 30, best.value - 200, 16, best.value, "time between tokens 49.1 ms against the 50 ms target",
-                   25)                           # a batch closer to a target that would beat it: named, not ranked
-    assert batch_flip(r, r.decision, [tighter]).endswith(
-        "target). Instinct MI300X, on demand at batch 30: $3,713/month, $200/month less than this, with little to "
-        "spare (time between tokens 49.1 ms against the 50 ms target): not ranked.")
+        "The scenario states batch 16 ($4,562/month on this device); batch 21 costs $429/month less, each answer a "
+        "little slower (12.11 s instead of 10.65 s); time between tokens 40.34 ms against the 50 ms target: met down "
+        "to 0.81x the predicted speed (9 of the device's 18 published runs ran slower; batch 16: down to 0.71x, 7 "
+        "slower).")                                   # 40.34 / 50 = 0.807: the median of the runs, 0.809, meets it
+    import yaml
+    runs = [x["speed"] for x in yaml.safe_load((ROOT / "sizing" / "catalog" / "accuracy.yaml").read_text())["runs"]
+            if x["device"] == "amd-mi300x" and x["category"] in ("decode_batch1", "throughput_large_batch", "ttft")]
+    assert (len(runs), sum(x < 40.34 / 50 for x in runs), sum(x < 35.48 / 50 for x in runs)) == (18, 9, 7)
+    written = r.written                          # as written (page one then names what another batch would do):
+    tighter = Hint(stated, 30, stated.value - 200, 16, stated.value,        # one closer to a target that would
+                   "time between tokens 49.1 ms against the 50 ms target")  # beat it: named, not ranked
+    assert batch_flip(written, written.decision, [tighter]) == (
+        "Instinct MI300X, on demand at batch 30: $4,362/month, $200/month less than this, with little to spare (time "
+        "between tokens 49.1 ms against the 50 ms target): not ranked, too close to the target.")
+    assert batch_flip(r, r.decision, [tighter]) == batch_flip(r, r.decision)     # beside a found batch: its line
     one = evaluate(load_scenario_bytes(ONE_DEVICE.encode(), "one.yaml")[0])      # no latency target: not chosen
     assert batch_flip(one, one.decision).endswith(
         "(no latency target is stated, so sizing does not choose the batch); rank it before signing.")

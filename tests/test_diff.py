@@ -43,7 +43,8 @@ def test_diff_lists_the_changed_input_and_the_figures_and_decisions_it_moves(tmp
     b_ranks = {o.id: o.rank for o in evaluate(load_scenario(b)[0]).decision.options}
     [dc] = out["decisions"]
     assert dc["before"] == dc["after"] == "api"
-    assert [tuple(x) for x in dc["ranks"]] == [(k, a_ranks.get(k), b_ranks.get(k)) for k in dict.fromkeys([*a_ranks, *b_ranks])
+    assert [tuple(x) for x in dc["ranks"]] == [(k, a_ranks.get(k), b_ranks.get(k))
+                                               for k in dict.fromkeys([*a_ranks, *b_ranks])
                                                if a_ranks.get(k) != b_ranks.get(k)]
     assert ("h100 busy hours", 5, 9) in [tuple(x) for x in dc["ranks"]]
     text = sizing("diff", str(a), str(b)).stdout
@@ -59,7 +60,7 @@ def test_a_changed_recommendation_is_said(tmp_path):
     done = sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"))
     assert done.returncode == 0, done.stderr
     # the MI300X at the batch sizing found for it, then the B200 at its own
-    assert "decision chat: monthly_cost: mi300x b25 busy hours ($3,913/month) -> b200 b46 busy hours ($5,479/month)" \
+    assert "decision chat: monthly_cost: mi300x b21 busy hours ($4,133/month) -> b200 b46 busy hours ($5,479/month)" \
         in done.stdout
     assert "RECOMMENDATION CHANGED" in done.stdout
     row = next(ln for ln in done.stdout.splitlines() if "chat / mi300x" in ln and "monthly_cost" in ln)

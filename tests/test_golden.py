@@ -170,7 +170,7 @@ def test_70b_on_real_devices():
     # the MI300X fleet is the cheapest held all month; renting its busy hours only costs less still
     fleets = [o for o in r.decision.options if o.variant == "fleet" and o.passes]
     assert fleets[0].device == "mi300x" and r.written.decision.recommendation == "mi300x busy hours"
-    assert r.decision.recommendation == "mi300x b25 busy hours"      # at the batch sizing found for it
+    assert r.decision.recommendation == "mi300x b21 busy hours"      # at the batch sizing found for it
 
 
 def test_crossover_size_without_a_sweep():

@@ -196,11 +196,11 @@ def test_json_carries_what_the_sentences_say():
     assert first["value"] == pytest.approx(hints[0].better.value) and first["stated"]["devices"] == 30
     assert doc["alternatives"] == {"tp1-no-recompute": {"parallel": {"tensor": 1}, "recompute": False}}
     chat = as_dict(results_of("chat-70b-fp8"))["decision"]["another"]
-    assert chat["kind"] == "batch" and chat["alternatives"] == {"b22": {"batch": 22}}      # the cheapest one's
+    assert chat["kind"] == "batch" and chat["alternatives"] == {"b30": {"batch": 30}}      # the cheapest one's
     assert [(h["device"], h["batch"], round(h["value"]), h["stated"]["batch"], h["ranked"]["batch"])
-            for h in chat["hints"]] == [("gaudi3", 9, 8081, 16, 5), ("h200", 22, 5606, 16, 16)]
+            for h in chat["hints"]] == [("gaudi3", 9, 8081, 16, 5), ("h200", 22, 5606, 16, 16), ("mi300x", 30, 3721, 16, 21)]
     assert [(f["workload"], f["batch"], f["devices"]) for f in chat["found"]] == [
-        ("chat-b5", 5, ["gaudi3"]), ("chat-b25", 25, ["mi300x"]), ("chat-b39", 39, ["h100"]), ("chat-b46", 46, ["b200"])]
+        ("chat-b5", 5, ["gaudi3"]), ("chat-b21", 21, ["mi300x"]), ("chat-b39", 39, ["h100"]), ("chat-b46", 46, ["b200"])]
     assert as_dict(results_of("ref-link-matmul"))["decision"]["another"] is None       # a latency objective
 
 

@@ -75,7 +75,7 @@ def test_a_grid_takes_the_decision_in_every_cell_as_the_engine_does_on_that_scen
             assert (best.label if best else None) == g.best[i][j], (batch, precision)
             assert (best.value if best else None) == pytest.approx(g.value[i][j])
     base = r.written.decision.best              # the scenario's own cell (fp8, batch 16) is its decision as written
-    assert r.decision.best.workload == "chat-b25"       # (the headline ranks the batches sizing found beside it)
+    assert r.decision.best.workload == "chat-b21"       # (the headline ranks the batches sizing found beside it)
     assert (g.best[2][0], g.value[2][0]) == (base.label, pytest.approx(base.value))
     # at batch 64 the FP8 workload misses the per-token target on every device it fits; its BF16 alternative,
     # moved to batch 64 too, no longer fits one B200 and is sharded to fit on two, which meet it; in the BF16 column

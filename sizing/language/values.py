@@ -36,7 +36,8 @@ class Entity:
     alternative_of: str = ""          # a workload's alternative: the workload it varies ...
     alternative: str = ""             # ... and the alternative's id (`fp8`)
     automatic: bool = False           # an alternative the engine added: the devices that hold what does not fit,
-    found: tuple[str, ...] = ()       # ... or a batch sizing found (batch_search): the devices it is ranked on
+    found: tuple[str, ...] = ()       # ... or a batch sizing found (batch_search): the devices it is ranked on,
+    found_as: tuple = ()              # ... and (device, way of paying) of the options it is ranked as
     keys: dict[str, Value] = field(default_factory=dict)    # where a key was written (alternatives' ids), for messages
 
     def get(self, path: str, default: Any = None) -> Any:

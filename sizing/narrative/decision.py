@@ -98,6 +98,9 @@ def alternative_words(r: Results, o: Option) -> str:
     given = alternatives.given_by(r.scenario.workloads, w)
     parts = [f"{path} {v.text}" for path, v in given.items() if path != "title"]
     base = r.scenario.workloads.get(w.alternative_of)
+    if w.found and base is not None:
+        return (f"{w.get('title')}: batch {w.get('batch')} instead of the {base.get('batch')} the scenario states; "
+                "everything else is the same.")
     name = w.get("title") or f"Option {o.alternative}"
     of = (base.get("title") if base is not None else None) or f"workload {w.alternative_of}"
     return f"{name} changes {of[0].lower() + of[1:] if of.split()[0][1:].islower() else of}: " \

@@ -64,6 +64,10 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     ("sharded to fit (an option named 'fit')", r"sharded to fit|fit(?=,)",
      "an option sizing adds where the model does not fit the devices given: the fewest devices that hold it "
      "together (a power of two)"),
+    ("found by sizing", r"found by sizing",
+     "an option sizing adds: the workload at the batch that serves it for least on a device while meeting each "
+     "latency target with a tenth to spare (or at the median speed of the device's published runs, where slower); "
+     "the scenario's own batch is ranked beside it"),
     ("latency", r"latency|latencies",
      "the time from a request's arrival to its answer; of a link, the fixed time a message takes besides its bytes"),
     ("device-hours", r"device-hours?",

@@ -38,6 +38,17 @@ def close_call(dec: Decision, r: Results | None = None) -> bool:
     """A lead under a factor of 1 + CLOSE_CALL: a speed estimate off by that factor could reverse it, and about a
     quarter of the published runs are; with the results, also a lead under it once each option runs at its
     device's median published speed."""
+    best, second = dec.best, runner_up(dec)
+    if best is not None and second is not None and second.device == best.device \
+            and "api" not in (best.variant, second.variant) and best.value:
+        # one device's speed error moves both alike (page one says so): the lead that can turn is over the best
+        # option on another device (a signer read 'does not rest on it' beside 'a close call')
+        other = min((o for o in dec.options if o.rank and o.value is not None
+                     and (o.device != best.device or o.variant == "api")), key=lambda o: o.rank, default=None)
+        if other is None:
+            return False
+        lead = best.value / other.value if dec.maximise else other.value / best.value
+        return is_close(lead, None)
     lead = margin(dec)
     return lead is not None and is_close(lead, adjusted_lead(r, dec) if r is not None else None)
 

@@ -82,10 +82,19 @@ def option_words(r: Results, o: Option, short: bool = False) -> str:
     (bf16)', 'the hosted API'; `short` as a table names it ('Instinct MI300X, on demand', 'Hosted API')."""
     if o.variant == "api":
         return "Hosted API" if short else "the hosted API"
-    name = short_name(r, o.device) + (f" ({alternative_phrase(r, o)})" if o.alternative else "")
+    name = short_name(r, o.device) + (f" ({alternative_phrase(r, o)})" if o.alternative else stated_batch(r, o))
     if o.variant == "busy_hours":
         return f"{name}, on demand" if short else f"{name} rented on demand as traffic needs"
     return name
+
+
+def stated_batch(r: Results, o: Option) -> str:
+    """' (batch 16, as stated)' for an option of a workload as written on a device where sizing ranks a batch it found
+    beside it (a signer read 'Instinct MI300X on demand' without knowing which batch); '' otherwise."""
+    if not o.workload or not any(w.found and o.device in w.found for w in alternatives.of(r.scenario.workloads,
+                                                                                          o.workload)):
+        return ""
+    return f" (batch {r.inputs[f'workload.{o.workload}.batch'].value.text}, as stated)"
 
 
 def setup(r: Results, o: Option) -> str:
@@ -95,6 +104,9 @@ def setup(r: Results, o: Option) -> str:
     workload as written needs 4)."""
     w = r.scenario.workloads.get(o.workload)
     titled = w is not None and "title" in alternatives.given_by(r.scenario.workloads, w)
+    if w is not None and w.found:
+        return f"set up with {alternative_phrase(r, o)} (found by sizing; the scenario states " \
+               f"{r.inputs[f'workload.{w.alternative_of}.batch'].value.text})"
     return "" if w is None or titled else f"set up with {alternative_phrase(r, o)}"
 
 
@@ -111,8 +123,6 @@ def alternative_phrase(r: Results, o: Option) -> str:
             parts.append(f"{path.split('.', 1)[1].replace('_', ' ')} {v.text}")       # 'tensor 8': tp8 ≠ recompute
         elif path != "title" and not path.startswith(("devices.", "parallel.")):
             parts.append(f"{path.replace('_', ' ')} {v.text}")
-    if w is not None and w.found:
-        parts.append("found by sizing")
     return ", ".join(parts) if 0 < len(parts) <= 3 else o.alternative
 
 
@@ -124,15 +134,19 @@ def beside(r: Results, o: Option, other: Option, short: bool = False) -> str:
     if o.alternative or not other.alternative or o.device != other.device or o.variant != other.variant:
         return name
     base, alt = r.scenario.workloads.get(o.workload), r.scenario.workloads.get(other.workload)
-    if base is None or alt is None:
-        return name
+    if base is None or alt is None or alt.found:
+        return name                                  # beside a batch sizing found: '(batch 16, as stated)' says it
     own = [f"{path.replace('_', ' ')} {v.text}" for path in alternatives.given_by(r.scenario.workloads, alt)
            if path != "title" and not path.startswith(("devices", "parallel."))
            and (v := base.values.get(path)) is not None and not str(v.source).startswith("default")]
     if not own:
         return name
     plain = short_name(r, o.device)
-    return f"{plain} ({', '.join(own)}){name[len(plain):]}"
+    rest = name[len(plain):]
+    mark = stated_batch(r, o)
+    if mark and rest.startswith(mark):             # one parenthesis: '(precision fp8, batch 16, as stated)'
+        return f"{plain} ({', '.join(own)}, {mark[2:-1]}){rest[len(mark):]}"
+    return f"{plain} ({', '.join(own)}){rest}"
 
 
 def apart_from(r: Results, o: Option, best: Option) -> str:
@@ -162,7 +176,10 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
         how = [f"{shown} device{'' if shown == '1' else 's'} on average" if shown else "",
                f"{count(peak, 'device')} at the peak, the quota to ask for" if isinstance(peak, float) else ""]
         floor = " (a floor: it assumes devices can be had the moment traffic rises)" if shown else ""
-        changed = f" ({alternative_phrase(r, o)})" if o.alternative else ""
+        w = r.scenario.workloads.get(o.workload or "")
+        found = w is not None and bool(w.found)                     # its batch on the line below: a short order
+        changed = f" ({alternative_phrase(r, o)})" if o.alternative and not found else ""
+        how = [f"at batch {w.get('batch')} (found by sizing)" if found else "", *how]
         return f"Rent {short_name(r, o.device)}{changed} on demand as traffic needs", \
             ", ".join(x for x in how if x) + floor
     n = v.get("fleet_devices", v.get("devices") if p and p.kind == "train" else None)

@@ -108,7 +108,8 @@ def factor(x: float, times: float, total: float, unit: str) -> str:
 
 def rate_to(p, qid: str, times: float, total: float | None, unit: str) -> str:
     """A rate a sentence multiplies (rate()), with the digits beyond five that its product with the sentence's other
-    factors needs to come to `total` as shown ('$1.45535/hour' × 5 × 730.5 h: $5,316, where '$1.4553' gives $5,315)."""
+    factors needs to come to `total` as shown ('$1.45535/hour' × 5 × 730.5 h: $5,316, where '$1.4553' gives
+    $5,315)."""
     d = next(x.d for x in p.present() if x.d.id == qid)
     text = rate(p, qid)
     for digits in range(5, 9):
@@ -142,7 +143,9 @@ def basis_words(r: Results, p: Pair) -> str:
         rent = "renting with the commitment discount" if committed(r, p) else "renting by the hour"
         other = (f", cheaper than {rent} at {rate(p, 'rent_rate')}" if basis == "own" else
                  f", cheaper than owning at {rate(p, 'own_rate')}")
-    return f"costed as {BASIS_WORDS.get(basis, basis)} at {rate(p, 'hourly_rate')} per device{other}"
+    hourly = rate_to(p, "hourly_rate", v["fleet_devices"] * HOURS_PER_MONTH, v.get("monthly_cost"), "USD/month") \
+        if isinstance(v.get("fleet_devices"), float) else rate(p, "hourly_rate")
+    return f"costed as {BASIS_WORDS.get(basis, basis)} at {hourly} per device{other}"
 
 
 def cost_driver(r: Results, dec: Decision, o: Option) -> str:

@@ -83,9 +83,47 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
         out.append("no hosting cost given (rack space, staff: counted as 0)")
     if o.variant == "busy_hours":
         out.append("on-demand capacity assumed")
+    w = r.scenario.workloads.get(o.workload or "")
+    if w is not None and w.found and p is not None:
+        stated = r.inputs[f"workload.{w.alternative_of}.batch"].value.text
+        out.append(closer(r, dec, o, w.alternative_of) if detail else
+                   f"closer to its latency targets than batch {stated}")
     if detail and p is not None and p.kind in ("generate", "forward"):
-        out += unstated(r, p.workload)
+        out += unstated(r, w.alternative_of if w is not None and w.found else p.workload)
     return out
+
+
+def closer(r: Results, dec: Decision, o: Option, stated: str) -> str:
+    """A batch sizing found runs closer to the latency targets than the stated one: 'batch 21, found by sizing, runs
+    closer to the latency targets than the stated 16 (time between tokens 40.34 ms against 35.48 ms, the target 50
+    ms); it misses one in 11 % of the simulated cases, the stated batch in < 1 %'."""
+    from ..batch_search import TARGETS
+    from ..render.format import human
+    from .confidence import share                    # as How sure writes a share ('< 1 %')
+    p, base = r.pair(o.workload, o.device), r.pair(stated, o.device)
+    batch, was = r.inputs[f"workload.{o.workload}.batch"].value.text, r.inputs[f"workload.{stated}.batch"].value.text
+    figures = []
+    for quantities, target, words in TARGETS.get(p.kind, ()):
+        v = next((p.values[q] for q in quantities if isinstance(p.values.get(q), float)), None)
+        u = next((base.values[q] for q in quantities if base and isinstance(base.values.get(q), float)), None)
+        t = r.inputs.get(f"workload.{stated}.{target}")
+        if v is not None and u is not None and t is not None:
+            figures.append(f"{words} {human(v, 's', 'ms')} against {human(u, 's', 'ms')}, the target "
+                           f"{human(t.value.value, 's', 'ms')}")
+            break                                    # the target it runs closest to: the first, per token
+    own = next((x for x in dec.options if x.workload == stated and x.device == o.device and x.variant == o.variant),
+               None)
+    if own is not None and not own.passes:
+        return f"batch {batch} meets the latency targets the stated {was} misses on this device"
+    out = f"batch {batch} runs closer to its latency targets than the stated {was}"
+    spread = r.simulation.decision(dec.id) if r.simulation is not None else None
+    mine = spread.option(o.id) if spread is not None else None
+    theirs = spread.option(own.id) if spread is not None and own is not None else None
+    if mine is not None and theirs is not None:
+        return (f"{out}: it misses one in {share(1 - mine.meets_probability)} of the simulated cases, batch {was} "
+                f"in {share(1 - theirs.meets_probability)}")
+    return out + (f" ({figures[0]})" if figures else "")
+
 
 
 # Served work's fields whose defaults shape the fleet, and what page one says when the scenario leaves them out.

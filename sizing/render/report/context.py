@@ -158,5 +158,35 @@ class Report:
     trust_apart: str = ""                         # the rows whose held-out runs came out apart from the rest
 
     @property
+    def memo_lines(self) -> float:
+        """About how many body lines page one takes (its boxes' texts over a line's characters, the headline and the
+        figures as their share of lines): where they and the sign-off cannot share page one, the options follow the
+        sign-off on page two instead of a page of their own (a page two holding the sign-off alone)."""
+        return sum(memo_lines(d) for d in self.decisions)
+
+    @property
+    def memo_fits(self) -> bool:
+        """Page one holds the boxes and the sign-off (Report.memo_lines, against what a page holds)."""
+        return self.memo_lines <= MEMO_LINES
+
+    @property
     def decision(self) -> Decision | None:
         return self.decisions[0] if self.decisions else None
+
+
+MEMO_LINES = 36           # body lines page one holds beside the title block and the sign-off (measured: 33 fit, 38
+#                           did not)
+CHARS_PER_LINE = 112       # page one's box: 8.5 pt body text across its width
+HEADLINE_CHARS = 48        # the recommendation's headline, in its large type, per line (2.2 body lines each)
+
+
+def memo_lines(d: Decision) -> float:
+    """A decision's box on page one, in body lines (Report.memo_lines)."""
+    texts = [d.action_detail, d.reason, d.runner_up, d.budget, d.risks, d.fallback, d.batch_flip,
+             "; ".join(d.checked)]
+    if d.confidence is not None:
+        texts += [f"{d.confidence.sentence} {d.confidence.regret}", d.confidence.drivers]
+    if d.sensitivity is not None:
+        texts += ["; ".join(d.changes) + d.more_changes + (d.sensitivity.spread or "")]
+    body = sum(-(-len(t) // CHARS_PER_LINE) for t in texts if t)
+    return body + 2.2 * -(-len(d.action) // HEADLINE_CHARS) + 6     # the label, the line it is for, the figures

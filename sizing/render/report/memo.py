@@ -7,7 +7,7 @@ from datetime import date
 
 from ...decide import pair_of
 from ...evaluate import Results
-from ...narrative import failure_tag, objective_words, option_tag, rate, show, value_words
+from ...narrative import device_name, failure_tag, objective_words, option_tag, rate, show, value_words
 from ...narrative.memo import Money, beside, money_of, option_words
 from ...narrative.money import busy_devices
 from ...narrative.risks import risks
@@ -165,7 +165,20 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
         head = ("Rank", "Option", objective_words(dec).capitalize(), "Meets the requirements", "Risks")
         align = ("r", "l", "r", "l", "l")
         note = "Options that do not meet the requirements are not ranked."
-    return Table(head, tuple(zip(*cols)), align, mark), note + RUNS_NOTE
+    return Table(head, tuple(zip(*cols)), align, mark), note + found_note(r, dec) + RUNS_NOTE
+
+
+def found_note(r: Results, dec: Decision) -> str:
+    """' Found by sizing (not in the scenario): batch 5 on the Gaudi 3 (OAM), batch 21 on the Instinct MI300X; "(batch
+    16, as stated)" is the scenario's own.' '' where sizing found none."""
+    found = [w for w in r.scenario.workloads.values() if w.found and w.alternative_of == dec.workload]
+    if not found:
+        return ""
+    listed = ", ".join(f"batch {w.get('batch')} on the {' and the '.join(device_name(r, d) for d in w.found)}"
+                       for w in found)
+    stated = r.inputs[f"workload.{dec.workload}.batch"].value.text
+    return (f" Found by sizing, not in the scenario (see Another batch, below): {listed}, each ranked in the ways of "
+            f"paying it saves in; the scenario's own batch is {stated} (\"as stated\" beside them).")
 
 
 RUNS_NOTE = (" Published runs (Risks): the device's published measurements as a share of the speed predicted for them "

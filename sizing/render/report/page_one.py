@@ -11,7 +11,7 @@ from ...evaluate import Pair, Results
 from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label, objective_words, pairs_of, show,
                           value_words, verdict, why, workload_title)
 from ..format import aligned, human
-from ...narrative.memo import action, fallback, margin_words, reason, requirements
+from ...narrative.memo import action, fallback, margin_words, option_words, reason, requirements
 from ...narrative.layouts import another
 from ...narrative.risks import risks
 from . import memo
@@ -43,7 +43,8 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
     name = device_name(r, best.device) if best and best.variant != "api" else ""
     own = best if best and best.variant == "fleet" else next((o for o in dec.options if o.variant == "fleet"
                                                               and o.passes), None)
-    fleet = fleet_words(r, pair_of(r, dec, own), own.label) if own else ""
+    fleet = fleet_words(r, pair_of(r, dec, own), option_words(r, own, short=True) if own.alternative else
+                        own.label) if own else ""
     if own is not best and fleet:
         fleet = f"{fleet[:-1]}; {show(pair_of(r, dec, own), own.quantity)}."
     sure = confidence(r, dec)

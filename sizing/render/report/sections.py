@@ -31,10 +31,32 @@ def workload_section(r: Results, wid: str, shown: dict[str, str] | None = None) 
     shown = {} if shown is None else shown
     groups, above = input_groups(r, pairs, shown)
     shown.update({key: title for key in used_keys(pairs) if key in r.inputs and key not in shown})
+    found = w is not None and bool(w.found)          # a batch sizing found: what it changes beside the stated batch
     return WorkloadSection(wid, title, K.get(kind).words, str(w.get("description", "")) if w else "",
-                           groups, result_tables(pairs), sweep_tables(r, wid),
-                           workload_charts(r, wid, pairs), tuple(grid_view(g) for g in r.grids if g.workload == wid),
+                           groups, found_tables(r, w, pairs) if found else result_tables(pairs), sweep_tables(r, wid),
+                           () if found else workload_charts(r, wid, pairs),
+                           tuple(grid_view(g) for g in r.grids if g.workload == wid),
                            repeated_words(above, bool(groups)))
+
+
+def found_tables(r: Results, w, pairs: list[Pair]) -> tuple[Table, ...]:
+    """A batch sizing found, per device it was found for: each figure that differs from the stated batch's, the two
+    side by side (the rest is the workload's section's)."""
+    from ...diff import differs
+
+    stated = r.inputs[f"workload.{w.alternative_of}.batch"].value.text
+    out = []
+    for p in pairs:
+        base = r.pair(w.alternative_of, p.device)
+        if base is None:
+            continue
+        present = defs([p, base])
+        rows = tuple((label(qid, p.kind), *row_of([p, base], qid, d)) for qid, d in present.items()
+                     if differs(p.values.get(qid), base.values.get(qid)))
+        out.append(Table(("Quantity", f"{p.device} at batch {w.get('batch')}", f"at batch {stated}"), rows,
+                         ("l", "r", "r"), caption=f"What batch {w.get('batch')} changes on {device_name(r, p.device)}; "
+                                                  "every other figure is as at the stated batch, above"))
+    return tuple(out)
 
 
 def repeated_words(above: list[str], own: bool) -> str:
@@ -138,9 +160,9 @@ def sweep_tables(r: Results, wid: str) -> tuple[Table, ...]:
 
 def row_of(pairs: list[Pair], qid: str, d) -> list[str]:
     """One quantity across the pairs in one format (aligned); an en dash where a pair has none."""
-    have = [p for p in pairs if qid in p.values]
-    shown = dict(zip((p.device for p in have), aligned([p.values[qid] for p in have], d.unit, d.display)))
-    return [shown.get(p.device, "–") for p in pairs]
+    have = [i for i, p in enumerate(pairs) if qid in p.values]        # by position: one device may come twice
+    shown = dict(zip(have, aligned([pairs[i].values[qid] for i in have], d.unit, d.display)))
+    return [shown.get(i, "–") for i in range(len(pairs))]
 
 
 def grid_view(g) -> tuple[Chart | None, Table]:

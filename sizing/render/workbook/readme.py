@@ -49,7 +49,7 @@ def readme_sheet(b: Book, ws: Sheet) -> None:
     row = colour_key(ws, row)
     row = readme_section(ws, row, "Provenance", provenance(b))
     row = readme_section(ws, row, "Sheets", [s for s in SHEETS if s[0] in b.sheets])
-    notes = b.notes + [p.message for p in r.problems]
+    notes = b.notes + found_notes(r) + [p.message for p in r.problems]
     if notes:
         readme_section(ws, row, "Notes", [("", n) for n in notes])
     widths(ws, {"A": 24, "B": README_WIDTH})
@@ -114,10 +114,29 @@ def readme_section(ws: Sheet, row: int, title: str, lines: Iterable[tuple[str, s
     return row + 1
 
 
+def found_notes(r) -> list[str]:
+    """What a workbook cannot do with the batches sizing found: search again (a finance reviewer typed another
+    batch and another target and watched them stay)."""
+    found = [w for w in r.scenario.workloads.values() if w.found]
+    if not found:
+        return []
+    listed = ", ".join(f"{w.id} at batch {w.get('batch')} on {', '.join(w.found)}" for w in found)
+    return [f"Batches found by sizing ({listed}) are typed in as sizing found them from the scenario's inputs: the "
+            "workbook does not search again. Editing a workload's batch or a latency target moves the workload's "
+            "own options, not these; run sizing on the edited scenario to search again. A found batch keeps a tenth "
+            "of each latency target to spare, or meets it at the median speed of its device's published runs where "
+            "slower; best_batch (Calc) is the largest batch within the per-token target itself."]
+
+
 def answers(b: Book) -> list[tuple[str, str]]:
     r = b.r
     kinds = sorted({p.kind for p in r.pairs})
-    lines = [("question", f"{len(by_workload(r.pairs))} workload(s) ({', '.join(kinds)}) evaluated on "
+    kinds_of = [r.scenario.workloads.get(w) for w in by_workload(r.pairs)]
+    roots = [w for w in kinds_of if not getattr(w, "alternative_of", "")]
+    found = sum(bool(getattr(w, "found", ())) for w in kinds_of)
+    alts = len(kinds_of) - len(roots) - found
+    also = (f" and {alts} alternative(s)" if alts else "") + (f", {found} batch(es) found by sizing" if found else "")
+    lines = [("question", f"{len(roots)} workload(s){also} ({', '.join(kinds)}) evaluated on "
                           f"{len(b.devices)} device(s): {', '.join(b.devices)}")]
     for d in r.decisions:
         goal = "highest" if d.maximise else "lowest"
