@@ -193,23 +193,6 @@ def floor_of(r: Results, wid: str, device: str) -> tuple[float, str] | None:
     return closest
 
 
-def margins(r: Results, wid: str, device: str, speed: float | None = None, most: int = 0) -> str:
-    """Each stated latency target beside the figure it bounds, and at `speed` times the predicted speed where given,
-    closest to its target first (`most`: that many only): 'time between tokens 40.34 ms, 49.87 ms at that speed;
-    target 50 ms, ...'."""
-    p = r.pair(wid, device)
-    out = []
-    for quantities, target, words in TARGETS.get(p.kind if p else "", ()):
-        v = next((x for q in quantities if isinstance(x := p.values.get(q), float)), None)
-        t = r.inputs.get(f"workload.{wid}.{target}")
-        if v is not None and t is not None and t.value.value > 0:
-            at = f", {human(v / speed, 's', 'ms')} at that speed" if speed else ""
-            out.append((v / t.value.value, f"{words} {human(v, 's', 'ms')}{at}; target "
-                                           f"{human(t.value.value, 's', 'ms')}"))
-    out.sort(key=lambda x: -x[0])
-    return ", ".join(words for _, words in out[:most or None])
-
-
 def hint_name(r: Results, o, short: bool = False) -> str:
     """An option at another batch, named without its stated batch ('L40S 48GB, on demand at batch 64')."""
     mark = stated_batch(r, o)

@@ -24,6 +24,13 @@ def runner_up(dec: Decision) -> Option | None:
     return next((o for o in dec.options if o.rank == 2), None)
 
 
+def best_elsewhere(dec: Decision) -> Option | None:
+    """The best ranked option on another device than the recommendation's, or the hosted API."""
+    best = dec.best
+    return min((o for o in dec.options if o.rank and o.value is not None
+                and (o.device != best.device or o.variant == "api")), key=lambda o: o.rank, default=None)
+
+
 def margin(dec: Decision) -> float | None:
     """The recommendation's lead as a factor: the runner-up's value over the recommendation's (the other way round
     where more is better); None without both, inf when the lesser is not positive."""
@@ -43,8 +50,7 @@ def close_call(dec: Decision, r: Results | None = None) -> bool:
             and "api" not in (best.variant, second.variant) and best.value:
         # one device's speed error moves both alike (page one says so): the lead that can turn is over the best
         # option on another device (a signer read 'does not rest on it' beside 'a close call')
-        other = min((o for o in dec.options if o.rank and o.value is not None
-                     and (o.device != best.device or o.variant == "api")), key=lambda o: o.rank, default=None)
+        other = best_elsewhere(dec)
         if other is None:
             return False
         lead = best.value / other.value if dec.maximise else other.value / best.value

@@ -21,7 +21,7 @@ from ..results import Decision, Option
 
 from .common import device_name, objective_words, role_value, shown_gap
 from . import margin as M
-from .margin import KIND_RUNS, at_medians, is_close, kind_of, lead_at, margin, median_costs, runner_up
+from .margin import KIND_RUNS, at_medians, best_elsewhere, is_close, kind_of, lead_at, margin, median_costs, runner_up
 from .money import busy_devices, committed, plural
 from .training import filled, servers
 
@@ -364,9 +364,7 @@ def elsewhere(r: Results, dec: Decision) -> str:
     """Where the runner-up runs on the recommendation's device: the best ranked option on another device or the
     hosted API and how far it trails (' Best on another device: H100 SXM5 80GB at $1,793; the recommendation costs
     $748 less (it costs 1.72x as much as the recommendation).'); nothing when there is none."""
-    best = dec.best
-    other = min((o for o in dec.options if o.rank and o.value is not None
-                 and (o.device != best.device or o.variant == "api")), key=lambda o: o.rank, default=None)
+    other = best_elsewhere(dec)
     if other is None:
         return ""
     unit, display = objective_unit(dec)
