@@ -8,7 +8,7 @@ scenario does not price: the report says what another would change and how to ra
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import alternatives
 from .render.format import human
@@ -161,27 +161,48 @@ def spare_batches(r: Results, wid: str, shares: dict[str, float]) -> set[int]:
     return out
 
 
+@dataclass(frozen=True)
+class Latency:
+    """A stated latency target of a workload and a pair's figure for it."""
+    qid: str            # the quantity that has the figure ('token_interval')
+    value: float        # the figure, s
+    target: float       # the target, s
+    words: str          # what the target is called ('time between tokens')
+    key: str            # the target's input ('workload.chat.targets.per_token_p95')
+
+    def said(self) -> str:
+        """'time between tokens 49.1 ms against the 50 ms target'."""
+        return f"{self.words} {human(self.value, 's', 'ms')} against the {human(self.target, 's', 'ms')} target"
+
+
+def latencies(r: Results, wid: str, value_of: Callable[[str], Any], kind: str | None = None) -> list[Latency]:
+    """Each latency target the workload states, with the first of its quantities `value_of` (quantity id -> value)
+    has a figure for; in TARGETS' order (per token first)."""
+    out = []
+    for quantities, target, words in TARGETS.get(kind or kind_of(r, wid) or "", ()):
+        q, v = next(((q, x) for q in quantities if isinstance(x := value_of(q), float)), (None, None))
+        t = r.inputs.get(key := f"workload.{wid}.{target}")
+        if v is not None and t is not None and t.value.value > 0:
+            out.append(Latency(q, v, t.value.value, words, key))
+    return out
+
+
+def at(cells: dict, wid: str, device: str) -> Callable[[str], Any]:
+    """A pair's quantities in a what-if's cells ('chat/h100/token_interval'), by quantity id."""
+    return lambda q: cells.get(f"{wid}/{device}/{q}")
+
+
 def short_of(r: Results, wid: str, device: str, cells: dict, share: float) -> bool:
     """Whether a batch uses more than `share` of a stated latency target on the device."""
-    for quantities, target, _ in TARGETS.get(kind_of(r, wid) or "", ()):
-        v = next((x for q in quantities if isinstance(x := cells.get(f"{wid}/{device}/{q}"), float)), None)
-        t = r.inputs.get(f"workload.{wid}.{target}")
-        if v is not None and t is not None and v > share * t.value.value:
-            return True
-    return False
+    return any(x.value > share * x.target for x in latencies(r, wid, at(cells, wid, device)))
 
 
 def tight_words(r: Results, wid: str, device: str, cells: dict) -> str:
     """The latency targets a batch meets with less than TIGHT to spare: 'time between tokens 49.1 ms against the 50
     ms target' (a procurement reviewer ranked the suggested batch and found it missed its target in two thirds of
     the simulated cases)."""
-    out = []
-    for quantities, target, words in TARGETS.get(kind_of(r, wid) or "", ()):
-        v = next((x for q in quantities if isinstance(x := cells.get(f"{wid}/{device}/{q}"), float)), None)
-        t = r.inputs.get(f"workload.{wid}.{target}")
-        if v is not None and t is not None and t.value.value > 0 and 0 <= 1 - v / t.value.value < TIGHT:
-            out.append(f"{words} {human(v, 's', 'ms')} against the {human(t.value.value, 's', 'ms')} target")
-    return " and ".join(out)
+    return " and ".join(x.said() for x in latencies(r, wid, at(cells, wid, device))
+                        if 0 <= 1 - x.value / x.target < TIGHT)
 
 
 def ranked_batches(r: Results, wid: str, device: str | None = None) -> set[int]:

@@ -71,7 +71,7 @@ def validate(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
     for f in files:
         scn, problems = load_scenario(f)
         if scn is not None:
-            problems = problems + evaluate(scn, problems_only=True).problems
+            problems = problems + evaluate(scn, problems_only=True, search=False).problems    # a found batch: none
         everything += problems
     failed = any(p.level == "error" or strict for p in everything)
     if fmt == "json":
@@ -297,7 +297,7 @@ def build(paths: tuple[str, ...], out_dir: str, strict: bool, jobs: int | None) 
     for f in files:
         scn, problems = load_scenario(f)
         if scn is not None:                   # worker processes evaluate again in full: here only the problems
-            results = run_engine(scn, problems_only=jobs > 1)
+            results = run_engine(scn, problems_only=jobs > 1, search=jobs == 1)
             problems = problems + results.problems
             evaluated.append(results)
         failed |= echo_problems(problems) or (strict and bool(problems))

@@ -604,6 +604,8 @@ def render_all(text: str, *, pdf: bool = False) -> None:
     results = evaluate(scn)
     bad = [str(p) for p in results.problems if not LOCATED.match(str(p))]
     assert not bad, f"evaluation problems without a location: {bad}"
+    said = evaluate(scn, problems_only=True, search=False).problems      # what validate says: the same
+    assert [p.as_dict() for p in said] == [p.as_dict() for p in results.problems]
     out = render_table.render(results)
     assert isinstance(out, str) and out
     doc = strict_json(render_data.to_json(results))

@@ -20,6 +20,7 @@ from sizing.errors import OutputError
 from sizing.evaluate import Results, evaluate
 from sizing.render import workbook
 from sizing.render.workbook.results import FAILURES, WHERE, failure_name
+from sizing.render.workbook.summary import SERVING_CHECK
 from sizing.render.workbook import (MASTER, RECOMMENDATION, REQUIREMENTS_MET, names_of, recommendation_name, valid_name,
                                     workbook_bytes, write_workbook)
 from sizing.scenario import load_scenario, load_scenario_bytes
@@ -381,7 +382,7 @@ def test_a_training_run_reconciles_devices_rate_and_duration_to_its_cost(cases):
         assert r[at["hourly rate per device"]] == pytest.approx(prices[r[0].split(",")[0]])
         assert r[at["devices"]] * r[at["hourly rate per device"]] * r[at["duration (days)"]] * 24 == \
             pytest.approx(r[at["cost of the run (one-off)"]], rel=1e-9)
-        assert r[at["devices × hourly rate × duration = cost"]] is True
+        assert r[at["devices × hourly rate × duration = cost"]] == 1      # TRUE, in the format that shows it
     checks = [r for r in openpyxl.load_workbook(case.values, data_only=True)["Checks"].iter_rows(values_only=True)
               if str(r[0]).startswith("the money reconciles on Summary: devices × hourly rate × duration")]
     assert checks and all(r[2] is True for r in checks)
@@ -670,7 +671,7 @@ def test_money_that_does_not_reconcile_fails_the_master_check(recalc, tmp_path):
     ws = wb["Summary"]
     row = next(c.row for c in ws["A"] if c.value == "h100")
     head = [c.value for c in ws[next(c.row for c in ws["A"] if c.row < row and c.value == "option")]]
-    opex, check = head.index("operating per month") + 1, head.index("capital / horizon + operating = monthly") + 1
+    opex, check = head.index("operating per month") + 1, head.index(SERVING_CHECK) + 1
     assert ws.cell(row, opex).value == "=support.h100.opex_monthly"
     ws.cell(row, opex).value = 999
     edited = tmp_path / "typed-over.xlsx"
@@ -678,9 +679,32 @@ def test_money_that_does_not_reconcile_fails_the_master_check(recalc, tmp_path):
     (bad,) = recalc([edited])
     assert named_values(source, bad)[MASTER] is False
     got = openpyxl.load_workbook(bad, data_only=True)
-    assert got["Summary"].cell(row, check).value is False
+    assert got["Summary"].cell(row, check).value == 0  # FALSE, in the format that shows it
     assert got["Summary"]["B3"].value == "FAILED: see Checks"
     assert [c.value for c in got["Checks"]["A"] if str(c.value).startswith("the money reconciles")]
+
+
+def test_on_demand_money_that_does_not_reconcile_fails(recalc, tmp_path):
+    """An on-demand option's check compared its monthly cost with itself (operating and monthly are one quantity):
+    it could not fail. It now multiplies the devices billed on average by the hourly rate and the hours a month; a
+    count typed over its formula turns it FALSE, and the master check with it."""
+    r = results_of("chat-70b-fp8")
+    source = tmp_path / "c.xlsx"
+    source.write_bytes(workbook_bytes(r))
+    wb = openpyxl.load_workbook(source)
+    ws = wb["Summary"]
+    row = next(c.row for c in ws["A"] if c.value == "mi300x, on demand as traffic needs")
+    head = [c.value for c in ws[next(c.row for c in ws["A"] if c.row < row and c.value == "option")]]
+    billed, check = head.index("devices billed on average (on demand)") + 1, head.index(SERVING_CHECK) + 1
+    assert ws.cell(row, billed).value == "=chat.mi300x.busy_hours_devices"
+    ws.cell(row, billed).value = 4
+    edited = tmp_path / "typed-over.xlsx"
+    wb.save(edited)
+    (bad,) = recalc([edited])
+    got = openpyxl.load_workbook(bad, data_only=True)["Summary"]
+    assert got.cell(row, check).value == 0
+    assert got["B3"].value == "FAILED: see Checks"
+    assert [got.cell(k, check).value for k in range(row + 1, row + 3)] == [1, 1]
 
 
 @pytest.mark.parametrize("name", ["moe-mixtral-serving", "chat-70b-fp8", "eu-assistant-eur"])

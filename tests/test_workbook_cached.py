@@ -12,6 +12,7 @@ import pytest
 from helpers import ROOT, SCENARIOS, results_of
 from sizing.evaluate import evaluate
 from sizing.render.workbook import MASTER, build, names_of, recommendation_name, workbook_bytes
+from sizing.render.workbook.summary import HOURLY, SERVING_CHECK
 from sizing.render.workbook.sweep import LIVE_CELLS
 from sizing.scenario import load_scenario_bytes
 
@@ -171,8 +172,19 @@ def test_summary_money_multiplies_out(books, name):
         assert row["cost per year (capital amortised)"] == pytest.approx(12 * monthly, rel=1e-12)
         assert row["total over the horizon"] == pytest.approx(capital + operating * months, rel=1e-12)
         assert capital / months + operating == pytest.approx(monthly, rel=1e-9)
-        assert row["capital / horizon + operating = monthly"] is True
+        assert row[SERVING_CHECK] is True
+        rate, hours = row[HOURLY], 2629800 / 3600
+        if row["cost basis"] == "rent on demand":
+            assert row["note"].startswith("reconciles: devices billed on average × hourly rate × 730.5 hours a month")
+            assert row["devices billed on average (on demand)"] * rate * hours == pytest.approx(monthly, rel=1e-9)
+        elif row["cost basis"] == "per token":
+            assert row["note"].startswith("reconciles: cost per million output tokens")
+            assert rate is None
+        else:
+            assert row["note"].startswith("reconciles: capital / horizon + operating = monthly = devices × hourly")
+            assert row["devices (on demand: at the peak)"] * rate * hours == pytest.approx(monthly, rel=1e-9)
     assert any(row["capital"] > 0 for row in priced) or name == "chat-70b-fp8"
+    assert {row["cost basis"] for row in priced} >= {"rent on demand"} or name == "platform-two-services"
 
 
 COST_ROWS = ("rent_rate", "own_rate", "hourly_rate", "cost_basis", "owned_fleet", "breakeven_utilisation", "capex",

@@ -4,7 +4,7 @@ would qualify at all, at a batch neither the scenario states nor sizing ranks (b
 from __future__ import annotations
 
 from .. import alternatives
-from ..batch_search import GAIN, TARGETS, Hint, allowance, device_speeds, ranked_batches, search
+from ..batch_search import GAIN, Hint, allowance, device_speeds, latencies, ranked_batches, search
 from ..evaluate import Results
 from ..render.format import human
 from ..results import Decision
@@ -183,14 +183,9 @@ def floor_of(r: Results, wid: str, device: str) -> tuple[float, str] | None:
     """The speed, as a share of the predicted one, at which a pair meets its closest latency target exactly, and that
     target in words."""
     p = r.pair(wid, device)
-    closest = None
-    for quantities, target, words in TARGETS.get(p.kind if p else "", ()):
-        v = next((x for q in quantities if isinstance(x := p.values.get(q), float)), None)
-        t = r.inputs.get(f"workload.{wid}.{target}")
-        if v is not None and t is not None and t.value.value > 0 and (closest is None or v / t.value.value > closest[0]):
-            closest = (v / t.value.value, f"{words} {human(v, 's', 'ms')} against the "
-                                          f"{human(t.value.value, 's', 'ms')} target")
-    return closest
+    found = latencies(r, wid, p.values.get, p.kind) if p else []
+    closest = max(found, key=lambda x: x.value / x.target, default=None)      # the first of equals, as TARGETS lists
+    return (closest.value / closest.target, closest.said()) if closest else None
 
 
 def hint_name(r: Results, o, short: bool = False) -> str:

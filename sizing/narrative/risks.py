@@ -97,20 +97,14 @@ def closer(r: Results, dec: Decision, o: Option, stated: str) -> str:
     """A batch sizing found runs closer to the latency targets than the stated one: 'batch 21, found by sizing, runs
     closer to the latency targets than the stated 16 (time between tokens 40.34 ms against 35.48 ms, the target 50
     ms); it misses one in 11 % of the simulated cases, the stated batch in < 1 %'."""
-    from ..batch_search import TARGETS
+    from ..batch_search import latencies
     from ..render.format import human
     from .confidence import share                    # as How sure writes a share ('< 1 %')
     p, base = r.pair(o.workload, o.device), r.pair(stated, o.device)
     batch, was = r.inputs[f"workload.{o.workload}.batch"].value.text, r.inputs[f"workload.{stated}.batch"].value.text
-    figures = []
-    for quantities, target, words in TARGETS.get(p.kind, ()):
-        v = next((p.values[q] for q in quantities if isinstance(p.values.get(q), float)), None)
-        u = next((base.values[q] for q in quantities if base and isinstance(base.values.get(q), float)), None)
-        t = r.inputs.get(f"workload.{stated}.{target}")
-        if v is not None and u is not None and t is not None:
-            figures.append(f"{words} {human(v, 's', 'ms')} against {human(u, 's', 'ms')}, the target "
-                           f"{human(t.value.value, 's', 'ms')}")
-            break                                    # the target it runs closest to: the first, per token
+    figures = [f"{x.words} {human(x.value, 's', 'ms')} against {human(u, 's', 'ms')}, the target "
+               f"{human(x.target, 's', 'ms')}" for x in latencies(r, stated, p.values.get, p.kind)
+               if base and isinstance(u := base.values.get(x.qid), float)][:1]   # the target it runs closest to
     own = next((x for x in dec.options if x.workload == stated and x.device == o.device and x.variant == o.variant),
                None)
     if own is not None and not own.passes:

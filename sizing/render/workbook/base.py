@@ -272,6 +272,7 @@ class Book:
         self.error_cell: Cell | None = None      # the Checks cell counting error values (filled last)
         self.master: Cell | None = None
         self.reconciled: list = []          # (decision, the Summary range that reconciles its money, whether it does)
+        self.found_status: list[str] = []   # Summary's cells saying whether the batches sizing found keep their rule
         self.option_cells: dict[str, list] = {}     # decision -> (option, its "meets", rank and "fails" cells)
         self.objective: dict[str, str] = {}         # decision -> what it ranks by, what it requires, its budgets
         self.constants: dict[str, F.Const] = {}         # name -> constant, for the Constants sheet

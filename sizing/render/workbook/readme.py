@@ -123,7 +123,8 @@ def found_notes(r) -> list[str]:
     listed = ", ".join(f"{w.id} at batch {w.get('batch')} on {', '.join(w.found)}" for w in found)
     return [f"Batches found by sizing ({listed}) are typed in as sizing found them from the scenario's inputs: the "
             "workbook does not search again. Editing a workload's batch or a latency target moves the workload's "
-            "own options, not these; run sizing on the edited scenario to search again. A found batch keeps a tenth "
+            "own options, not these (Summary says, live, whether each found batch still follows the rule it was "
+            "found by); run sizing on the edited scenario to search again. A found batch keeps a tenth "
             "of each latency target to spare, or meets it at the median speed of its device's published runs where "
             "slower; best_batch (Calc) is the largest batch within the per-token target itself."]
 

@@ -7,12 +7,13 @@ from typing import Any
 
 from ... import currency
 from ...decide import MONTHLY, budget_key, pair_of
-from ...formulas.common import HORIZON, MONTH, YEAR_MONTHS
+from ...formulas.common import HORIZON, MONTH, PER_MILLION, YEAR_MONTHS
 from ...formulas.expr import constant
 from ...results import Decision, Option
 
-from .base import PER, Align, Book, MASTER, Sheet, header, money, put, put_text, widths
+from .base import BOOLEAN, PER, Align, Book, MASTER, Sheet, header, money, put, put_text, widths
 from .checks import colour_booleans
+from .found import ATTENTION, HOLDS, found_rows
 from .results import recommendation_name
 from .sheet import column_letter
 
@@ -24,9 +25,17 @@ BASIS = {"busy_hours": "rent on demand", "api": "per token"}
 CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity assumed always to be had; devices: "
                         "those the peak needs; the average is billed",
           "api": "the provider's price and stated service level; its capacity is not modelled"}
-SERVING_CHECK = "capital / horizon + operating = monthly"
+HOURLY = "hourly rate per device (owned: cost per device-hour)"
+SERVING_CHECK = "money reconciles (the rule: in the note)"
+HOURS = f"{MONTH.value / 3600:g} hours a month"     # 1/12 of a year of 365.25 days
+RULE = {"fleet": f"reconciles: capital / horizon + operating = monthly = devices × hourly rate × {HOURS}",
+        "busy_hours": f"reconciles: devices billed on average × hourly rate × {HOURS} = monthly",
+        "api": "reconciles: cost per million output tokens × million output tokens a month = monthly"}
+RULES = (f"capital / horizon + operating = monthly = devices × hourly rate × {HOURS}; on demand: devices billed on "
+         f"average × hourly rate × {HOURS} = monthly; hosted API: cost per million × millions a month = monthly")
 RUN_CHECK = "devices × hourly rate × duration = cost"
-SERVING = ["option", "cost basis", "devices (on demand: at the peak)", "devices billed on average (on demand)", "capital", "operating per month",
+SERVING = ["option", "cost basis", "devices (on demand: at the peak)", "devices billed on average (on demand)",
+           HOURLY, "capital", "operating per month",
            "monthly cost (capital amortised)",
            "horizon (months)", "cost per year (capital amortised)", "total over the horizon",
            "cost per million output tokens", "meets requirements", "rank", SERVING_CHECK,
@@ -55,6 +64,11 @@ def summary_sheet(b: Book, ws: Sheet) -> None:
         row = decision_summary(b, ws, row, dec, recommendation_name(i), chosen, i) + 1
     if len(chosen) > 1 and len(chosen) == len(b.r.decisions):
         together(b, ws, row, chosen)
+    if b.found_status:                # beside the master check: an edit that moved a found batch off its rule
+        statuses = [ws.cell(int(c[1:]), 2).cached for c in b.found_status]
+        holding = ",".join(f'{c}="{HOLDS}"' for c in b.found_status)
+        put(ws, 3, 3, f'=IF(AND({holding}),"","{ATTENTION}")',
+            value_of="" if all(x == HOLDS for x in statuses) else ATTENTION).bold = True
     widths(ws, {"A": 46, "B": 16})
     ws.widths |= {c: 15 for c in range(3, len(SERVING) - 1)} | {len(SERVING) - 1: 30, len(SERVING): 50}
     ws.freeze = "B1"
@@ -92,10 +106,11 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, cho
         check = column_letter(labels.index(SERVING_CHECK if serving else RUN_CHECK) + 1)
         colour_booleans(ws, f"{check}{first}:{check}{last}")
         b.reconciled.append((dec, f"Summary!{check}{first}:{check}{last}", all(held),
-                             ("capital / horizon + operating = monthly cost" if serving else
+                             (RULES if serving else
                               "devices × hourly rate × duration = cost of the run")))
         if serving:                                   # a blank row: the options' block ends above it
-            return recommended(b, ws, last + 2, dec, row + 1, first, last, chosen, which)
+            after = recommended(b, ws, last + 2, dec, row + 1, first, last, chosen, which)
+            return found_rows(b, ws, after + 1, dec, name) - 1
     return last + 1
 
 
@@ -164,27 +179,36 @@ def ref(ws: Sheet, row: int, col: int, b: Book, dec: Decision, o: Option, qid: s
 
 
 def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> bool:
-    """One option's money; returns whether it reconciles (capital / horizon + operating = monthly)."""
-    col = {label: k + 1 for k, label in enumerate(SERVING)}
-    cap, opex, mon, hor = (column_letter(col[x]) for x in ("capital", "operating per month",
-                                                            "monthly cost (capital amortised)", "horizon (months)"))
+    """One option's money; returns whether it reconciles by its rule (RULE: a fleet's capital / horizon + operating
+    = monthly = devices × hourly rate × hours a month; on demand, the devices billed on average × the hourly rate;
+    a hosted API, its cost per million output tokens × those it serves a month)."""
+    col = {label: column_letter(k + 1) for k, label in enumerate(SERVING)}
+    at = {label: k + 1 for k, label in enumerate(SERVING)}
     put_text(ws, row, 1, o.label)
     fleet = o.variant == "fleet"
+    devices = billed = rate = None
     if fleet:
         basis(ws, row, b, dec, o)
-        ref(ws, row, col["devices (on demand: at the peak)"], b, dec, o, "fleet_devices", "#,##0")
-        capital = ref(ws, row, col["capital"], b, dec, o, "capex", money())
-        operating = ref(ws, row, col["operating per month"], b, dec, o, "opex_monthly", money())
+        devices = ref(ws, row, at["devices (on demand: at the peak)"], b, dec, o, "fleet_devices", "#,##0")
+        rate = hourly(ws, row, at[HOURLY], b, *value(b, dec, o, "hourly_rate"))
+        capital = ref(ws, row, at["capital"], b, dec, o, "capex", money())
+        operating = ref(ws, row, at["operating per month"], b, dec, o, "opex_monthly", money())
     else:
         put_text(ws, row, 2, BASIS[o.variant])
-        put_text(ws, row, col["note"], CAVEAT[o.variant])
         if o.variant == "busy_hours":                      # the devices the peak needs, and the average billed
-            ref(ws, row, col["devices (on demand: at the peak)"], b, dec, o, "fleet_devices", "#,##0")
-            ref(ws, row, col["devices billed on average (on demand)"], b, dec, o, "busy_hours_devices", "#,##0.000")
-        operating = ref(ws, row, col["operating per month"], b, dec, o, MONTHLY[o.variant], money())
+            ref(ws, row, at["devices (on demand: at the peak)"], b, dec, o, "fleet_devices", "#,##0")
+            billed = ref(ws, row, at["devices billed on average (on demand)"], b, dec, o, "busy_hours_devices",
+                         "#,##0.000")
+            key = f"device.{o.device}.price"
+            given = b.r.inputs.get(key)
+            rate = hourly(ws, row, at[HOURLY], b, b.names.get(key),
+                          given.value.value if given is not None else None)
+        operating = ref(ws, row, at["operating per month"], b, dec, o, MONTHLY[o.variant], money())
         capital = 0.0 if isinstance(operating, (int, float)) else None      # renting needs none; unpriced: blank
-        put(ws, row, col["capital"], f'=IF(ISNUMBER({opex}{row}),0,"")', money(), value_of=capital)
-    monthly = ref(ws, row, col["monthly cost (capital amortised)"], b, dec, o, MONTHLY[o.variant], money())
+        put(ws, row, at["capital"], f'=IF(ISNUMBER({col["operating per month"]}{row}),0,"")', money(),
+            value_of=capital)
+    put_text(ws, row, at["note"], "; ".join(x for x in (RULE[o.variant], CAVEAT.get(o.variant)) if x))
+    monthly = ref(ws, row, at["monthly cost (capital amortised)"], b, dec, o, MONTHLY[o.variant], money())
     amortisation = f"device.{o.device}.costs.amortisation"
     written_off = b.r.inputs.get(amortisation) or b.r.blanks.get(amortisation)      # a blank reads as 3 years
     if fleet and written_off is not None:
@@ -192,21 +216,45 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     else:
         seconds, text = HORIZON.value, b.constant(HORIZON)
     months = seconds / MONTH.value
-    put(ws, row, col["horizon (months)"], f"={text}/{b.constant(MONTH)}", "#,##0", value_of=months)
+    put(ws, row, at["horizon (months)"], f"={text}/{b.constant(MONTH)}", "#,##0", value_of=months)
     priced = all(isinstance(v, (int, float)) for v in (capital, operating, monthly))
-    put(ws, row, col["cost per year (capital amortised)"], f'=IF(ISNUMBER({mon}{row}),{mon}{row}*'
-        f'{b.constant(YEAR_MONTHS)},"")', money(), value_of=monthly * YEAR_MONTHS.value if priced else None)
-    put(ws, row, col["total over the horizon"], f'=IF(ISNUMBER({mon}{row}),{cap}{row}+{opex}{row}*{hor}{row},"")',
+    mon, cap, opex, hor = (f"{col[x]}{row}" for x in ("monthly cost (capital amortised)", "capital",
+                                                      "operating per month", "horizon (months)"))
+    put(ws, row, at["cost per year (capital amortised)"], f'=IF(ISNUMBER({mon}),{mon}*{b.constant(YEAR_MONTHS)},"")',
+        money(), value_of=monthly * YEAR_MONTHS.value if priced else None)
+    put(ws, row, at["total over the horizon"], f'=IF(ISNUMBER({mon}),{cap}+{opex}*{hor},"")',
         money(), value_of=capital + operating * months if priced else None)
     unit = next((q for q in PER_UNIT[o.variant] if value(b, dec, o, q)[0]), None)
-    if unit:
-        ref(ws, row, col["cost per million output tokens"], b, dec, o, unit, money(2))
-    put(ws, row, col["meets requirements"], f"={meets}", value_of=b.cell_value(meets))
-    put(ws, row, col["rank"], f"={rank}", value_of=b.cell_value(rank))
-    holds = not priced or abs(capital / months + operating - monthly) <= TOLERANCE.value * abs(monthly)
-    put(ws, row, col[SERVING_CHECK], f"=IF(ISNUMBER({mon}{row}),ABS({cap}{row}/{hor}{row}+{opex}{row}-{mon}{row})"
-                                     f"<={b.constant(TOLERANCE)}*ABS({mon}{row}),TRUE)", value_of=holds)
+    per_unit = ref(ws, row, at["cost per million output tokens"], b, dec, o, unit, money(2)) if unit else None
+    put(ws, row, at["meets requirements"], f"={meets}", BOOLEAN, value_of=b.cell_value(meets))
+    put(ws, row, at["rank"], f"={rank}", value_of=b.cell_value(rank))
+    hours = f"{b.constant(MONTH)}/{b.constant(PER[3600])}"
+    near = lambda formula, got: (f"ABS({formula}-{mon})<={b.constant(TOLERANCE)}*ABS({mon})",     # noqa: E731
+                                 not priced or abs(got - monthly) <= TOLERANCE.value * abs(monthly))
+    if fleet:
+        parts = [near(f"{cap}/{hor}+{opex}", (capital or 0) / months + (operating or 0)),
+                 near(f"{col['devices (on demand: at the peak)']}{row}*{col[HOURLY]}{row}*{hours}",
+                      (devices or 0) * (rate or 0) * MONTH.value / 3600)]
+    elif o.variant == "busy_hours":
+        parts = [near(f"{col['devices billed on average (on demand)']}{row}*{col[HOURLY]}{row}"
+                      f"*{hours}", (billed or 0) * (rate or 0) * MONTH.value / 3600)]
+    else:
+        name, tokens = value(b, dec, o, "tokens_per_month")
+        parts = [near(f"{col['cost per million output tokens']}{row}*{name}/{b.constant(PER_MILLION)}",
+                      (per_unit or 0) * (tokens or 0) / PER_MILLION.value)] if name and unit else []
+    test = parts[0][0] if len(parts) == 1 else f"AND({','.join(f for f, _ in parts)})" if parts else "TRUE"
+    holds = all(h for _, h in parts)
+    put(ws, row, at[SERVING_CHECK], f"=IF(ISNUMBER({mon}),{test},TRUE)", BOOLEAN, value_of=holds)
     return holds
+
+
+def hourly(ws: Sheet, row: int, col: int, b: Book, name: str | None, per_second: Any) -> Any:
+    """An hourly rate per device from the rate per second the cell `name` holds (blank where it holds none)."""
+    if not name:
+        return None
+    rate = per_second * 3600 if isinstance(per_second, (int, float)) else None
+    put(ws, row, col, f'=IF(ISNUMBER({name}),{name}*{b.constant(PER[3600])},"")', money(2), value_of=rate)
+    return rate
 
 
 def basis(ws: Sheet, row: int, b: Book, dec: Decision, o: Option, run: bool = False) -> None:
@@ -236,7 +284,7 @@ def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, 
     day, hour = PER[86400], PER[3600]
     if name:
         put(ws, row, 5, f"={name}/{b.constant(day)}", "#,##0.000", value_of=v / day.value if v is not None else None)
-    put(ws, row, 6, f"={meets}", value_of=b.cell_value(meets))
+    put(ws, row, 6, f"={meets}", BOOLEAN, value_of=b.cell_value(meets))
     put(ws, row, 7, f"={rank}", value_of=b.cell_value(rank))
     rate_name, rate = value(b, dec, o, "hourly_rate")
     if rate_name:
@@ -245,5 +293,5 @@ def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, 
     priced = all(isinstance(x, (int, float)) for x in (devices, cost, rate, v))
     holds = not priced or abs(devices * rate * v - cost) <= TOLERANCE.value * abs(cost)
     put(ws, row, 9, f"=IF(ISNUMBER(D{row}),ABS(C{row}*H{row}*E{row}*{b.constant(day)}/{b.constant(hour)}-D{row})"
-                    f"<={b.constant(TOLERANCE)}*ABS(D{row}),TRUE)", value_of=holds)
+                    f"<={b.constant(TOLERANCE)}*ABS(D{row}),TRUE)", BOOLEAN, value_of=holds)
     return holds

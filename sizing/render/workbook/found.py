@@ -1,0 +1,117 @@
+"""Summary: whether each batch sizing found still follows the rule it was found by, live. The workbook does not search
+again; a finance reviewer who edited the stated batch to 30, or tightened a target to 45 ms, still saw the found
+options ranked and the master check OK. These rows turn FALSE then (a warning: editing is a legitimate what-if, so
+the master check does not require them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...batch_search import GAIN, VARIANTS, allowance, kind_of, latencies
+from ...decide import MONTHLY, pair_of
+from ...results import Decision, Option
+from ...formulas.expr import constant
+from .base import BOOLEAN, Align, Book, Sheet, header, put, put_text
+from .checks import colour_booleans
+from .sheet import column_letter
+
+SAVING = constant("found_batch_saving", GAIN, "", "the least a batch sizing finds must save against the stated batch")
+LABELS = ["batch found by sizing", "device, way of paying", "share of each latency target it may use", "why that share",
+          "closest latency, as a share of its target", "within the share it may use",
+          f"{GAIN * 100:.0f} % cheaper than the stated batch", "still by its rule"]
+HOLDS = "every found batch still follows its rule"
+MOVED = "an edit moved a found batch off its rule, not the recommendation's: see below"
+MOVED_CHOSEN = "an edit moved the recommendation's batch off its rule: run sizing again before signing"
+ATTENTION = "a batch sizing found is off its rule after an edit: see the rows on the batches found by sizing"
+
+
+def found_rows(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
+    """Under a serving decision, a row per found batch's option: is each latency within the share of its target
+    the batch was found with, and does it still save GAIN against the same way of paying at the stated batch?
+    Returns the next free row (`row` itself where the decision has no found batch); the block's status cell joins
+    `b.found_status`, for the line beside the master check."""
+    cells = {o.id: (meets, o) for o, meets, _, _ in b.option_cells.get(name, [])}
+    stated = {(o.device, o.variant): (meets, o) for meets, o in cells.values() if o.workload == dec.workload}
+    found = [(meets, o) for meets, o in cells.values() if o.workload and o.workload != dec.workload
+             and o.variant in VARIANTS and (w := b.r.scenario.workloads.get(o.workload)) is not None
+             and (o.device, o.variant) in getattr(w, "found_as", ())]
+    if not found:
+        return row
+    kind = kind_of(b.r, dec.workload) or ""
+    put_text(ws, row, 1, "Batches found by sizing: still by the rule they were found by?", "sizing section")
+    put_text(ws, row + 1, 1, "sizing ranks a batch it found where each latency stays within a share of its "
+             f"target and it costs {GAIN * 100:.0f} % less than the stated batch; the workbook does not search again: "
+             "where a row reads FALSE, an edit (the stated batch, a target, a price) moved it off that rule, and its "
+             "option stays ranked as edited: run sizing on the edited scenario to search again", "sizing note")
+    header(ws, row + 2, LABELS)
+    ws.heights[row + 2] = 45
+    for c in range(1, len(LABELS) + 1):
+        ws.cell(row + 2, c).align = Align(None, "bottom", wrap=True)
+    first = row + 3
+    held = {}
+    for k, (meets, o) in enumerate(sorted(found, key=lambda x: (x[1].rank or 10 ** 6, x[1].id))):
+        held[o.id] = found_row(b, ws, first + k, dec, o, stated.get((o.device, o.variant)), kind)
+    last = first + len(found) - 1
+    for c in (6, 7, 8):
+        colour_booleans(ws, f"{column_letter(c)}{first}:{column_letter(c)}{last}")
+    rule = f"H{first}:H{last}"
+    status = f'=IF(AND({rule}),"{HOLDS}",IF(SUMPRODUCT((B{first}:B{last}={name})*NOT({rule})),"{MOVED_CHOSEN}",' \
+             f'"{MOVED}"))'
+    off = [k for k, ok in held.items() if not ok]
+    put(ws, row, 2, status, value_of=HOLDS if not off else MOVED_CHOSEN if dec.best and dec.best.id in off else MOVED
+        ).bold = True
+    b.found_status.append(f"B{row}")
+    return last + 2
+
+
+def found_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tuple[str, Option] | None,
+              kind: str) -> bool:
+    """One found batch's option: its latencies against its share of the targets, its cost against the stated
+    batch's (where that still meets the requirements and is priced). Returns whether the rule holds."""
+    w = b.r.scenario.workloads[o.workload]
+    written = int(b.r.scenario.workloads[dec.workload].get("batch"))
+    batch, was = (b.names[f"workload.{x}.batch"] for x in (o.workload, dec.workload))
+    put(ws, row, 1, f'="batch "&{batch}&" (stated: "&{was}&")"', value_of=f"batch {int(w.get('batch'))} "
+                                                                         f"(stated: {written})")
+    put_text(ws, row, 2, o.label)
+    allowed = allowance(b.r, o.device, kind)
+    put(ws, row, 3, allowed.share, "0.0%", value_of=allowed.share)
+    put_text(ws, row, 4, "nine tenths: a tenth to spare" if allowed.median is None else
+             f"the median speed of the device's {allowed.runs} published runs, as a share of the predicted speed")
+    p = pair_of(b.r, dec, o)
+    shares, closest = [], 0.0
+    for x in latencies(b.r, o.workload, p.values.get, kind):
+        cell = f"{p.workload}/{p.device}/{x.qid}"
+        if x.key in b.names and cell in b.names:
+            shares.append(f"{b.names[cell]}/{b.names[x.key]}")
+            closest = max(closest, x.value / x.target)
+    put(ws, row, 5, f"=MAX({','.join(shares)})" if shares else "=0", "0.0%", value_of=closest)
+    within = closest <= allowed.share
+    put(ws, row, 6, f"=E{row}<=C{row}", BOOLEAN, value_of=within)
+    cheaper = saving(b, ws, row, dec, o, stated)
+    put(ws, row, 8, f"=AND(F{row},G{row})", BOOLEAN, value_of=within and cheaper)
+    return within and cheaper
+
+
+def saving(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tuple[str, Option] | None) -> bool:
+    """Column G: the found batch's monthly cost under (1 − GAIN) × the stated batch's in the same way of paying,
+    where the stated batch meets the requirements and is priced (else there is nothing to save against)."""
+    mine = money_cell(b, dec, o)
+    theirs = money_cell(b, dec, stated[1]) if stated else (None, None)
+    if mine[0] is None or theirs[0] is None:
+        put(ws, row, 7, "=TRUE", BOOLEAN, value_of=True)
+        return True
+    meets = stated[0]
+    holds = not (b.cell_value(meets) is True and isinstance(theirs[1], float)) or \
+        (isinstance(mine[1], float) and mine[1] < (1 - GAIN) * theirs[1])
+    less = f"{mine[0]}<(1-{b.constant(SAVING)})*{theirs[0]}"
+    put(ws, row, 7, f"=IF(AND({meets}=TRUE,ISNUMBER({theirs[0]})),IF(ISNUMBER({mine[0]}),{less},FALSE),TRUE)",
+        BOOLEAN, value_of=holds)
+    return holds
+
+
+def money_cell(b: Book, dec: Decision, o: Option) -> tuple[str | None, Any]:
+    """The defined name of an option's monthly cost and its value."""
+    p = pair_of(b.r, dec, o)
+    key = f"{p.workload}/{p.device}/{MONTHLY[o.variant]}" if p else ""
+    return (b.names[key], p.values.get(MONTHLY[o.variant])) if key in b.names else (None, None)

@@ -1,0 +1,82 @@
+"""Summary's rows on the batches sizing found: live against the rule they were found by (a finance reviewer edited
+the stated batch and a target and still saw the found options ranked, the master check OK, nothing said)."""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+
+from helpers import results_of
+from test_workbook import edit_input
+from sizing.render.workbook import workbook_bytes
+from sizing.render.workbook.found import ATTENTION, HOLDS, LABELS, MOVED, MOVED_CHOSEN
+
+pytestmark = pytest.mark.slow
+
+
+def found_block(path) -> tuple[str, dict[str, dict]]:
+    """The block's status and its rows by option, {label: value} (a TRUE as LibreOffice stores it, 1 in the
+    format that shows TRUE, compares equal to True)."""
+    ws = openpyxl.load_workbook(path, data_only=True)["Summary"]
+    top = next(c.row for c in ws["A"] if str(c.value).startswith("Batches found by sizing"))
+    rows = {}
+    for k in range(top + 3, ws.max_row + 1):
+        if not ws.cell(k, 1).value:
+            break
+        rows[ws.cell(k, 2).value] = {label: ws.cell(k, c + 1).value for c, label in enumerate(LABELS)}
+    return ws.cell(top, 2).value, rows | {"master": (ws["B3"].value, ws["C3"].value)}
+
+
+@pytest.fixture(scope="module")
+def chat(tmp_path_factory):
+    path = tmp_path_factory.mktemp("found") / "chat.xlsx"
+    path.write_bytes(workbook_bytes(results_of("chat-70b-fp8")))
+    return path
+
+
+def test_found_batches_hold_as_built(chat, recalc):
+    """As built, every found batch follows its rule, in the cached values and after LibreOffice recalculates: the
+    MI300X's batch 21 with the share its published runs' median speed sets (80.9 %), the others 90 %."""
+    for path in (chat, *recalc([chat])):
+        status, rows = found_block(path)
+        assert status == HOLDS and rows.pop("master") in (("OK", None), ("OK", ""))
+        mi300x = rows["mi300x, b21, on demand as traffic needs"]
+        assert mi300x["batch found by sizing"] == "batch 21 (stated: 16)"
+        assert mi300x["share of each latency target it may use"] == pytest.approx(0.809)
+        assert mi300x["why that share"] == ("the median speed of the device's 18 published runs, as a share of the "
+                                            "predicted speed")
+        assert mi300x["closest latency, as a share of its target"] == pytest.approx(40.34 / 50, abs=1e-4)
+        others = [r for k, r in rows.items() if "mi300x" not in k]
+        assert {r["share of each latency target it may use"] for r in others} == {0.9}
+        assert {r["why that share"] for r in others} == {"nine tenths: a tenth to spare"}
+        assert len(rows) == 7 and all(r["still by its rule"] == 1 for r in rows.values())
+
+
+def test_a_tighter_target_moves_a_found_batch_off_its_rule(chat, recalc, tmp_path):
+    """The time between tokens tightened from 50 to 45 ms: the MI300X's batch 21 (40.34 ms), the recommendation, no
+    longer keeps to 80.9 % of it (36.4 ms). The block says so and that it is the recommendation's batch; beside the
+    master check, which stays OK (a what-if is not an error), a line says to look."""
+    edited = tmp_path / "tighter.xlsx"
+    edit_input(chat, "wl.chat.targets.per_token_p95", 45, edited)
+    (got,) = recalc([edited])
+    status, rows = found_block(got)
+    assert status == MOVED_CHOSEN and rows.pop("master") == ("OK", ATTENTION)
+    mi300x = rows["mi300x, b21, on demand as traffic needs"]
+    assert mi300x["closest latency, as a share of its target"] == pytest.approx(40.34 / 45, abs=1e-4)
+    assert (mi300x["within the share it may use"], mi300x["still by its rule"]) == (False, False)
+
+
+def test_a_larger_stated_batch_leaves_nothing_to_save(chat, recalc, tmp_path):
+    """The stated batch edited from 16 to 39: the H100's found batch 39 no longer saves 5 % against it; each row's
+    label follows the edit ('stated: 39'); the recommendation's batch keeps its rule (at 39 the MI300X misses its
+    targets: nothing to save against)."""
+    edited = tmp_path / "stated.xlsx"
+    edit_input(chat, "wl.chat.batch", 39, edited)
+    (got,) = recalc([edited])
+    status, rows = found_block(got)
+    assert status == MOVED and rows.pop("master") == ("OK", ATTENTION)
+    h100 = rows["h100, b39"]
+    assert h100["batch found by sizing"] == "batch 39 (stated: 39)"
+    assert (h100["within the share it may use"], h100["5 % cheaper than the stated batch"],
+            h100["still by its rule"]) == (True, False, False)
+    assert rows["mi300x, b21, on demand as traffic needs"]["still by its rule"] == 1
