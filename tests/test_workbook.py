@@ -341,7 +341,9 @@ def test_an_option_left_without_a_price_says_so_where_it_is_ranked(cases):
     assert unpriced and all(k.startswith("mi300x") and by_label[k][0] is True for k in unpriced)
     assert all(isinstance(place, int) or (place in ("", None) and met is False)
                for k, (met, place) in by_label.items() if k not in unpriced)
-    summary = [r for r in wb["Summary"].iter_rows(values_only=True) if r[0] in unpriced]
+    rows = list(wb["Summary"].iter_rows(values_only=True))
+    options = rows[:next(k for k, r in enumerate(rows) if r[0] == "recommendation: monthly cost")]  # not the found
+    summary = [r for r in options if r[0] in unpriced]                                               # batches' rows
     assert summary and all("not priced" in r for r in summary)
     as_written = openpyxl.load_workbook(cases["chat-70b-fp8"].values, data_only=True)
     assert not any("not priced" in str(c.value) for ws in as_written for r in ws.iter_rows() for c in r)
@@ -661,22 +663,29 @@ def test_a_division_by_zero_anywhere_fails_the_master_check(recalc, tmp_path):
     assert errors_free == [False, True]
 
 
-def test_money_that_does_not_reconcile_fails_the_master_check(recalc, tmp_path):
-    """An operating cost typed over the Summary's formula (the sheet is protected against exactly this) no longer
-    adds up with the capital to the monthly cost: the reconciliation and the master check go FALSE."""
-    r = results_of("platform-two-services")
-    source = tmp_path / "p.xlsx"
-    source.write_bytes(workbook_bytes(r))
+def typed_over(recalc, tmp_path: Path, scenario: str, option: str, column: str, formula: str, value: float):
+    """The scenario's workbook with `value` typed over an option's Summary cell in `column` (which held `formula`),
+    recalculated: the source, the recalculated file, the option's row and its reconciliation column."""
+    source = tmp_path / "source.xlsx"
+    source.write_bytes(workbook_bytes(results_of(scenario)))
     wb = openpyxl.load_workbook(source)
     ws = wb["Summary"]
-    row = next(c.row for c in ws["A"] if c.value == "h100")
+    row = next(c.row for c in ws["A"] if c.value == option)
     head = [c.value for c in ws[next(c.row for c in ws["A"] if c.row < row and c.value == "option")]]
-    opex, check = head.index("operating per month") + 1, head.index(SERVING_CHECK) + 1
-    assert ws.cell(row, opex).value == "=support.h100.opex_monthly"
-    ws.cell(row, opex).value = 999
+    col, check = head.index(column) + 1, head.index(SERVING_CHECK) + 1
+    assert ws.cell(row, col).value == formula
+    ws.cell(row, col).value = value
     edited = tmp_path / "typed-over.xlsx"
     wb.save(edited)
     (bad,) = recalc([edited])
+    return source, bad, row, check
+
+
+def test_money_that_does_not_reconcile_fails_the_master_check(recalc, tmp_path):
+    """An operating cost typed over the Summary's formula (the sheet is protected against exactly this) no longer
+    adds up with the capital to the monthly cost: the reconciliation and the master check go FALSE."""
+    source, bad, row, check = typed_over(recalc, tmp_path, "platform-two-services", "h100", "operating per month",
+                                         "=support.h100.opex_monthly", 999)
     assert named_values(source, bad)[MASTER] is False
     got = openpyxl.load_workbook(bad, data_only=True)
     assert got["Summary"].cell(row, check).value == 0  # FALSE, in the format that shows it
@@ -688,19 +697,8 @@ def test_on_demand_money_that_does_not_reconcile_fails(recalc, tmp_path):
     """An on-demand option's check compared its monthly cost with itself (operating and monthly are one quantity):
     it could not fail. It now multiplies the devices billed on average by the hourly rate and the hours a month; a
     count typed over its formula turns it FALSE, and the master check with it."""
-    r = results_of("chat-70b-fp8")
-    source = tmp_path / "c.xlsx"
-    source.write_bytes(workbook_bytes(r))
-    wb = openpyxl.load_workbook(source)
-    ws = wb["Summary"]
-    row = next(c.row for c in ws["A"] if c.value == "mi300x, on demand as traffic needs")
-    head = [c.value for c in ws[next(c.row for c in ws["A"] if c.row < row and c.value == "option")]]
-    billed, check = head.index("devices billed on average (on demand)") + 1, head.index(SERVING_CHECK) + 1
-    assert ws.cell(row, billed).value == "=chat.mi300x.busy_hours_devices"
-    ws.cell(row, billed).value = 4
-    edited = tmp_path / "typed-over.xlsx"
-    wb.save(edited)
-    (bad,) = recalc([edited])
+    _, bad, row, check = typed_over(recalc, tmp_path, "chat-70b-fp8", "mi300x, on demand as traffic needs",
+                                    "devices billed on average (on demand)", "=chat.mi300x.busy_hours_devices", 4)
     got = openpyxl.load_workbook(bad, data_only=True)["Summary"]
     assert got.cell(row, check).value == 0
     assert got["B3"].value == "FAILED: see Checks"

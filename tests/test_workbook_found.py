@@ -23,8 +23,16 @@ def found_block(path) -> tuple[str, dict[str, dict]]:
     for k in range(top + 3, ws.max_row + 1):
         if not ws.cell(k, 1).value:
             break
-        rows[ws.cell(k, 2).value] = {label: ws.cell(k, c + 1).value for c, label in enumerate(LABELS)}
+        rows[ws.cell(k, 1).value] = {label: ws.cell(k, c + 1).value for c, label in enumerate(LABELS)}
     return ws.cell(top, 2).value, rows | {"master": (ws["B3"].value, ws["C3"].value)}
+
+
+def edited(source, recalc, tmp_path, name: str, value: float) -> tuple[str, dict[str, dict]]:
+    """The found block after `value` is typed into the input `name` and LibreOffice recalculates."""
+    path = tmp_path / "edited.xlsx"
+    edit_input(source, name, value, path)
+    (got,) = recalc([path])
+    return found_block(got)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +49,7 @@ def test_found_batches_hold_as_built(chat, recalc):
         status, rows = found_block(path)
         assert status == HOLDS and rows.pop("master") in (("OK", None), ("OK", ""))
         mi300x = rows["mi300x, b21, on demand as traffic needs"]
-        assert mi300x["batch found by sizing"] == "batch 21 (stated: 16)"
+        assert mi300x["batch found by sizing"] == "21 (stated: 16)"
         assert mi300x["share of each latency target it may use"] == pytest.approx(0.809)
         assert mi300x["why that share"] == ("the median speed of the device's 18 published runs, as a share of the "
                                             "predicted speed")
@@ -56,10 +64,7 @@ def test_a_tighter_target_moves_a_found_batch_off_its_rule(chat, recalc, tmp_pat
     """The time between tokens tightened from 50 to 45 ms: the MI300X's batch 21 (40.34 ms), the recommendation, no
     longer keeps to 80.9 % of it (36.4 ms). The block says so and that it is the recommendation's batch; beside the
     master check, which stays OK (a what-if is not an error), a line says to look."""
-    edited = tmp_path / "tighter.xlsx"
-    edit_input(chat, "wl.chat.targets.per_token_p95", 45, edited)
-    (got,) = recalc([edited])
-    status, rows = found_block(got)
+    status, rows = edited(chat, recalc, tmp_path, "wl.chat.targets.per_token_p95", 45)
     assert status == MOVED_CHOSEN and rows.pop("master") == ("OK", ATTENTION)
     mi300x = rows["mi300x, b21, on demand as traffic needs"]
     assert mi300x["closest latency, as a share of its target"] == pytest.approx(40.34 / 45, abs=1e-4)
@@ -70,13 +75,10 @@ def test_a_larger_stated_batch_leaves_nothing_to_save(chat, recalc, tmp_path):
     """The stated batch edited from 16 to 39: the H100's found batch 39 no longer saves 5 % against it; each row's
     label follows the edit ('stated: 39'); the recommendation's batch keeps its rule (at 39 the MI300X misses its
     targets: nothing to save against)."""
-    edited = tmp_path / "stated.xlsx"
-    edit_input(chat, "wl.chat.batch", 39, edited)
-    (got,) = recalc([edited])
-    status, rows = found_block(got)
+    status, rows = edited(chat, recalc, tmp_path, "wl.chat.batch", 39)
     assert status == MOVED and rows.pop("master") == ("OK", ATTENTION)
     h100 = rows["h100, b39"]
-    assert h100["batch found by sizing"] == "batch 39 (stated: 39)"
+    assert h100["batch found by sizing"] == "39 (stated: 39)"
     assert (h100["within the share it may use"], h100["5 % cheaper than the stated batch"],
             h100["still by its rule"]) == (True, False, False)
     assert rows["mi300x, b21, on demand as traffic needs"]["still by its rule"] == 1

@@ -16,9 +16,9 @@ from .checks import colour_booleans
 from .sheet import column_letter
 
 SAVING = constant("found_batch_saving", GAIN, "", "the least a batch sizing finds must save against the stated batch")
-LABELS = ["batch found by sizing", "device, way of paying", "share of each latency target it may use", "why that share",
+LABELS = ["option at the found batch", "batch found by sizing", "share of each latency target it may use",
           "closest latency, as a share of its target", "within the share it may use",
-          f"{GAIN * 100:.0f} % cheaper than the stated batch", "still by its rule"]
+          f"{GAIN * 100:.0f} % cheaper than the stated batch", "still by its rule", "why that share"]
 HOLDS = "every found batch still follows its rule"
 MOVED = "an edit moved a found batch off its rule, not the recommendation's: see below"
 MOVED_CHOSEN = "an edit moved the recommendation's batch off its rule: run sizing again before signing"
@@ -52,10 +52,10 @@ def found_rows(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     for k, (meets, o) in enumerate(sorted(found, key=lambda x: (x[1].rank or 10 ** 6, x[1].id))):
         held[o.id] = found_row(b, ws, first + k, dec, o, stated.get((o.device, o.variant)), kind)
     last = first + len(found) - 1
-    for c in (6, 7, 8):
+    for c in (5, 6, 7):
         colour_booleans(ws, f"{column_letter(c)}{first}:{column_letter(c)}{last}")
-    rule = f"H{first}:H{last}"
-    status = f'=IF(AND({rule}),"{HOLDS}",IF(SUMPRODUCT((B{first}:B{last}={name})*NOT({rule})),"{MOVED_CHOSEN}",' \
+    rule = f"G{first}:G{last}"
+    status = f'=IF(AND({rule}),"{HOLDS}",IF(SUMPRODUCT((A{first}:A{last}={name})*NOT({rule})),"{MOVED_CHOSEN}",' \
              f'"{MOVED}"))'
     off = [k for k, ok in held.items() if not ok]
     put(ws, row, 2, status, value_of=HOLDS if not off else MOVED_CHOSEN if dec.best and dec.best.id in off else MOVED
@@ -71,12 +71,11 @@ def found_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tu
     w = b.r.scenario.workloads[o.workload]
     written = int(b.r.scenario.workloads[dec.workload].get("batch"))
     batch, was = (b.names[f"workload.{x}.batch"] for x in (o.workload, dec.workload))
-    put(ws, row, 1, f'="batch "&{batch}&" (stated: "&{was}&")"', value_of=f"batch {int(w.get('batch'))} "
-                                                                         f"(stated: {written})")
-    put_text(ws, row, 2, o.label)
+    put_text(ws, row, 1, o.label)
+    put(ws, row, 2, f'={batch}&" (stated: "&{was}&")"', value_of=f"{int(w.get('batch'))} (stated: {written})")
     allowed = allowance(b.r, o.device, kind)
     put(ws, row, 3, allowed.share, "0.0%", value_of=allowed.share)
-    put_text(ws, row, 4, "nine tenths: a tenth to spare" if allowed.median is None else
+    put_text(ws, row, 8, "nine tenths: a tenth to spare" if allowed.median is None else
              f"the median speed of the device's {allowed.runs} published runs, as a share of the predicted speed")
     p = pair_of(b.r, dec, o)
     shares, closest = [], 0.0
@@ -85,27 +84,27 @@ def found_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tu
         if x.key in b.names and cell in b.names:
             shares.append(f"{b.names[cell]}/{b.names[x.key]}")
             closest = max(closest, x.value / x.target)
-    put(ws, row, 5, f"=MAX({','.join(shares)})" if shares else "=0", "0.0%", value_of=closest)
+    put(ws, row, 4, f"=MAX({','.join(shares)})" if shares else "=0", "0.0%", value_of=closest)
     within = closest <= allowed.share
-    put(ws, row, 6, f"=E{row}<=C{row}", BOOLEAN, value_of=within)
+    put(ws, row, 5, f"=D{row}<=C{row}", BOOLEAN, value_of=within)
     cheaper = saving(b, ws, row, dec, o, stated)
-    put(ws, row, 8, f"=AND(F{row},G{row})", BOOLEAN, value_of=within and cheaper)
+    put(ws, row, 7, f"=AND(E{row},F{row})", BOOLEAN, value_of=within and cheaper)
     return within and cheaper
 
 
 def saving(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tuple[str, Option] | None) -> bool:
-    """Column G: the found batch's monthly cost under (1 − GAIN) × the stated batch's in the same way of paying,
+    """Column F: the found batch's monthly cost under (1 − GAIN) × the stated batch's in the same way of paying,
     where the stated batch meets the requirements and is priced (else there is nothing to save against)."""
     mine = money_cell(b, dec, o)
     theirs = money_cell(b, dec, stated[1]) if stated else (None, None)
     if mine[0] is None or theirs[0] is None:
-        put(ws, row, 7, "=TRUE", BOOLEAN, value_of=True)
+        put(ws, row, 6, "=TRUE", BOOLEAN, value_of=True)
         return True
     meets = stated[0]
     holds = not (b.cell_value(meets) is True and isinstance(theirs[1], float)) or \
         (isinstance(mine[1], float) and mine[1] < (1 - GAIN) * theirs[1])
     less = f"{mine[0]}<(1-{b.constant(SAVING)})*{theirs[0]}"
-    put(ws, row, 7, f"=IF(AND({meets}=TRUE,ISNUMBER({theirs[0]})),IF(ISNUMBER({mine[0]}),{less},FALSE),TRUE)",
+    put(ws, row, 6, f"=IF(AND({meets}=TRUE,ISNUMBER({theirs[0]})),IF(ISNUMBER({mine[0]}),{less},FALSE),TRUE)",
         BOOLEAN, value_of=holds)
     return holds
 

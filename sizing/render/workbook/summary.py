@@ -25,6 +25,7 @@ BASIS = {"busy_hours": "rent on demand", "api": "per token"}
 CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity assumed always to be had; devices: "
                         "those the peak needs; the average is billed",
           "api": "the provider's price and stated service level; its capacity is not modelled"}
+PER_HOUR = lambda: money(2) + '"/hour"'      # noqa: E731  ('$1.85/hour', in the scenario's currency)
 HOURLY = "hourly rate per device (owned: cost per device-hour)"
 SERVING_CHECK = "money reconciles (the rule: in the note)"
 HOURS = f"{MONTH.value / 3600:g} hours a month"     # 1/12 of a year of 365.25 days
@@ -253,7 +254,7 @@ def hourly(ws: Sheet, row: int, col: int, b: Book, name: str | None, per_second:
     if not name:
         return None
     rate = per_second * 3600 if isinstance(per_second, (int, float)) else None
-    put(ws, row, col, f'=IF(ISNUMBER({name}),{name}*{b.constant(PER[3600])},"")', money(2), value_of=rate)
+    put(ws, row, col, f'=IF(ISNUMBER({name}),{name}*{b.constant(PER[3600])},"")', PER_HOUR(), value_of=rate)
     return rate
 
 
@@ -288,7 +289,7 @@ def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, 
     put(ws, row, 7, f"={rank}", value_of=b.cell_value(rank))
     rate_name, rate = value(b, dec, o, "hourly_rate")
     if rate_name:
-        put(ws, row, 8, f'=IF(ISNUMBER({rate_name}),{rate_name}*{b.constant(hour)},"")', money(2),
+        put(ws, row, 8, f'=IF(ISNUMBER({rate_name}),{rate_name}*{b.constant(hour)},"")', PER_HOUR(),
             value_of=rate * hour.value if isinstance(rate, (int, float)) else None)
     priced = all(isinstance(x, (int, float)) for x in (devices, cost, rate, v))
     holds = not priced or abs(devices * rate * v - cost) <= TOLERANCE.value * abs(cost)
