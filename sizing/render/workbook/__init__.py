@@ -17,7 +17,7 @@ from .sweep import sweep_sheet
 from .roofline import roofline_sheet
 from .readme import readme_sheet
 from .constants import constants_sheet
-from .summary import FAILED, OK, summary_sheet
+from .summary import FAILED, OK, drawn_from, summary_sheet
 from . import fleet, uncertainty, xlsx
 
 
@@ -43,6 +43,7 @@ def build(results: Results) -> Book:
     sweep_sheet(b, sheets["Sweep"])
     if results.simulation is not None:
         uncertainty.uncertainty_sheet(b, b.sheet(uncertainty.TITLE))
+        drawn_from(b, sheets["Summary"])
     roofline_sheet(b, sheets["Roofline"])
     constants_sheet(b, sheets["Constants"])
     error_check(b)

@@ -273,6 +273,9 @@ class Book:
         self.master: Cell | None = None
         self.reconciled: list = []          # (decision, the Summary range that reconciles its money, whether it does)
         self.found_status: list[str] = []   # Summary's cells saying whether the batches sizing found keep their rule
+        self.serving: list[str] = []        # Summary's columns for serving options (with the draws' share, if drawn)
+        self.drawn: dict[tuple[str, str], tuple[str, float]] = {}   # (decision, option) -> its share on Uncertainty
+        self.drawn_cells: list[tuple[int, int, str, str]] = []        # Summary cells to fill from it
         self.option_cells: dict[str, list] = {}     # decision -> (option, its "meets", rank and "fails" cells)
         self.objective: dict[str, str] = {}         # decision -> what it ranks by, what it requires, its budgets
         self.constants: dict[str, F.Const] = {}         # name -> constant, for the Constants sheet

@@ -35,6 +35,7 @@ RULE = {"fleet": f"reconciles: capital / horizon + operating = monthly = devices
 RULES = (f"capital / horizon + operating = monthly = devices × hourly rate × {HOURS}; on demand: devices billed on "
          f"average × hourly rate × {HOURS} = monthly; hosted API: cost per million × millions a month = monthly")
 RUN_CHECK = "devices × hourly rate × duration = cost"
+DRAWN = "meets every requirement in (share of simulated cases)"
 SERVING = ["option", "cost basis", "devices (on demand: at the peak)", "devices billed on average (on demand)",
            HOURLY, "capital", "operating per month",
            "monthly cost (capital amortised)",
@@ -52,6 +53,8 @@ OK, FAILED = "OK", "FAILED: see Checks"
 
 
 def summary_sheet(b: Book, ws: Sheet) -> None:
+    b.serving = SERVING[:SERVING.index("rank")] + ([DRAWN] if b.r.simulation is not None else []) + \
+        SERVING[SERVING.index("rank"):]
     put_text(ws, 1, 1, "Summary: each option's money, requirements and rank; every figure a formula", "sizing title")
     put_text(ws, 2, 1, f"amounts in {currency.code()}, the scenario's currency; nothing is converted", "sizing note")
     put_text(ws, 3, 1, "master check")
@@ -71,7 +74,7 @@ def summary_sheet(b: Book, ws: Sheet) -> None:
         put(ws, 3, 3, f'=IF(AND({holding}),"","{ATTENTION}")',
             value_of="" if all(x == HOLDS for x in statuses) else ATTENTION).bold = True
     widths(ws, {"A": 46, "B": 16})
-    ws.widths |= {c: 15 for c in range(3, len(SERVING) - 1)} | {len(SERVING) - 1: 30, len(SERVING): 50}
+    ws.widths |= {c: 15 for c in range(3, len(b.serving) - 1)} | {len(b.serving) - 1: 30, len(b.serving): 50}
     ws.freeze = "B1"
     ws.repeat_columns = "A:A"
 
@@ -86,7 +89,7 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, cho
     put(ws, row + 1, 2, f"={name}", value_of=rec.cached).bold = True
     put_text(ws, row + 2, 1, "ranked by")
     put_text(ws, row + 2, 2, b.objective.get(name, ""))
-    labels = SERVING if serving else RUN
+    labels = b.serving if serving else RUN
     if serving and not any(value(b, dec, o, "cost_per_million_tokens")[0] for o in dec.options):
         labels = [("cost per million requests" if x == "cost per million output tokens" else x) for x in labels]
     header(ws, row + 3, labels)
@@ -98,7 +101,7 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, cho
     cells = sorted(b.option_cells.get(name, []), key=lambda c: ranked.get(c[0].id, (len(dec.options) + 1, 0)))
     for k, (o, meets, rank, fails) in enumerate(cells):            # as the report ranks them; the rank stays live
         held.append((serving_row if serving else run_row)(b, ws, first + k, dec, o, meets, rank))
-        put(ws, first + k, SERVING.index("fails") + 1 if serving else len(RUN), f'=IF({fails}="","",{fails})',
+        put(ws, first + k, labels.index("fails") + 1, f'=IF({fails}="","",{fails})',
             value_of=b.cell_value(fails) or "")
     last = first + len(b.option_cells.get(name, [])) - 1
     if last >= first:
@@ -119,7 +122,7 @@ def recommended(b: Book, ws: Sheet, row: int, dec: Decision, at: int, first: int
                 which: int) -> int:
     """Under a serving decision's options, the recommendation's monthly cost and capital, and each budget with what
     it uses and leaves, live (a finance reviewer found them on page one only). Returns the next free row."""
-    col = {label: column_letter(k + 1) for k, label in enumerate(SERVING)}
+    col = {label: column_letter(k + 1) for k, label in enumerate(b.serving)}
     pick = lambda c: (f'=IFERROR(INDEX({c}{first}:{c}{last},MATCH($B${at},$A${first}:$A${last},0)),"")')  # noqa
     best = dec.best
     values = {"monthly cost (capital amortised)": best.value if best else None}
@@ -183,8 +186,8 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     """One option's money; returns whether it reconciles by its rule (RULE: a fleet's capital / horizon + operating
     = monthly = devices × hourly rate × hours a month; on demand, the devices billed on average × the hourly rate;
     a hosted API, its cost per million output tokens × those it serves a month)."""
-    col = {label: column_letter(k + 1) for k, label in enumerate(SERVING)}
-    at = {label: k + 1 for k, label in enumerate(SERVING)}
+    col = {label: column_letter(k + 1) for k, label in enumerate(b.serving)}
+    at = {label: k + 1 for k, label in enumerate(b.serving)}
     put_text(ws, row, 1, o.label)
     fleet = o.variant == "fleet"
     devices = billed = rate = None
@@ -229,6 +232,8 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     per_unit = ref(ws, row, at["cost per million output tokens"], b, dec, o, unit, money(2)) if unit else None
     put(ws, row, at["meets requirements"], f"={meets}", BOOLEAN, value_of=b.cell_value(meets))
     put(ws, row, at["rank"], f"={rank}", value_of=b.cell_value(rank))
+    if DRAWN in at:                               # filled once the Uncertainty sheet has its figure (drawn_from)
+        b.drawn_cells.append((row, at[DRAWN], dec.id, o.id))
     hours = f"{b.constant(MONTH)}/{b.constant(PER[3600])}"
     near = lambda formula, got: (f"ABS({formula}-{mon})<={b.constant(TOLERANCE)}*ABS({mon})",     # noqa: E731
                                  not priced or abs(got - monthly) <= TOLERANCE.value * abs(monthly))
@@ -296,3 +301,15 @@ def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, 
     put(ws, row, 9, f"=IF(ISNUMBER(D{row}),ABS(C{row}*H{row}*E{row}*{b.constant(day)}/{b.constant(hour)}-D{row})"
                     f"<={b.constant(TOLERANCE)}*ABS(D{row}),TRUE)", BOOLEAN, value_of=holds)
     return holds
+
+
+def drawn_from(b: Book, ws: Sheet) -> None:
+    """Each option's share of the simulated cases where it meets every requirement, from the Uncertainty sheet (a
+    finance reviewer read 'meets requirements: TRUE' beside a batch that misses a target in 11 % of them)."""
+    from .uncertainty import SHARE
+    for row, col, did, oid in b.drawn_cells:
+        ref, share = b.drawn.get((did, oid), (None, None))
+        if ref:
+            put(ws, row, col, f"={ref}", SHARE, value_of=share)
+        else:
+            put_text(ws, row, col, "n/a")
