@@ -38,6 +38,12 @@ def problems_of(text: str, name: str = "s.yaml") -> list[str]:
     return [str(p) for p in problems]
 
 
+def shown(r: Results, dec, o) -> str:
+    """An option as the workbook names it ('Instinct MI300X (batch 21), on demand')."""
+    from sizing.render.workbook.base import option_names
+    return option_names(r, dec)[o.id]
+
+
 def value(r: Results, workload: str, device: str, qid: str):
     pair = r.pair(workload, device)
     assert pair is not None, (workload, device)

@@ -9,7 +9,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from helpers import results_at, results_of
+from helpers import results_at, results_of, shown
 
 from sizing.narrative.memo import action
 from sizing.render.report.memo import meets, options_table
@@ -94,7 +94,7 @@ def test_summary_rows_follow_the_ranking_and_on_demand_rows_carry_the_average_bi
     body = body[:len(r.decision.options)]
     ranks = [b["rank"] for b in body if isinstance(b["rank"], (int, float))]
     assert ranks == sorted(ranks) and ranks[0] == 1
-    assert [b["option"] for b in body[:len(ranks)]] == [o.label for o in r.decision.options if o.rank]
+    assert [b["option"] for b in body[:len(ranks)]] == [shown(r, r.decision, o) for o in r.decision.options if o.rank]
     first = body[0]
     assert first["cost basis"] == "rent on demand"
     billed = first["devices billed on average (on demand)"]

@@ -13,13 +13,14 @@ from typing import IO, Any
 import openpyxl
 import pytest
 
-from helpers import ROOT, SCENARIOS, results_of
+from helpers import ROOT, SCENARIOS, results_of, shown
 from test_alternatives import FIT_FP8
 from sizing import formulas as F
 from sizing.errors import OutputError
 from sizing.evaluate import Results, evaluate
 from sizing.render import workbook
 from sizing.render.workbook.results import FAILURES, WHERE, failure_name
+from sizing.render.workbook.base import option_names
 from sizing.render.workbook.summary import SERVING_CHECK
 from sizing.render.workbook import (MASTER, RECOMMENDATION, REQUIREMENTS_MET, names_of, recommendation_name, valid_name,
                                     workbook_bytes, write_workbook)
@@ -233,7 +234,8 @@ def test_checks_and_decision_are_live(cases, name):
     fails = any(p.values.get(q) is False for p in case.results.pairs for q in ("fits", "meets_targets"))
     assert same(got[REQUIREMENTS_MET], not fails)
     for i, decision in enumerate(case.results.decisions):       # each decision's live recommendation
-        want = decision.best.label if decision.best else "none: no option meets every requirement"
+        want = shown(case.results, decision, decision.best) if decision.best else \
+            "none: no option meets every requirement"
         assert got[recommendation_name(i)] == want
 
 
@@ -297,7 +299,7 @@ def test_doubling_a_price_changes_the_recommendation(cases):
     before, after = cases["chat-70b-fp8"], cases["price-x2"]
     assert before.results.decision.recommendation == "mi300x b21 busy hours"      # at the batch sizing found
     assert after.results.decision.recommendation == "b200 b46 busy hours"
-    assert named_values(after.source, after.values)[RECOMMENDATION] == "b200, b46, on demand as traffic needs"
+    assert named_values(after.source, after.values)[RECOMMENDATION] == "B200 SXM 180GB (batch 46), on demand"
 
 
 def test_a_purchase_price_typed_for_a_device_that_had_none_buys_it(cases):
@@ -306,7 +308,7 @@ def test_a_purchase_price_typed_for_a_device_that_had_none_buys_it(cases):
     after = cases["purchase-added"]
     assert after.results.decision.recommendation == "h200"
     got = named_values(after.source, after.values)
-    assert got[RECOMMENDATION].startswith("h200") and "on demand" not in got[RECOMMENDATION]
+    assert got[RECOMMENDATION].startswith("H200") and "on demand" not in got[RECOMMENDATION]
     assert got[after.names["chat/h200/cost_basis"]] == "own"
     assert got[after.names["chat/h200/capex"]] == pytest.approx(after.results.pair("chat", "h200").values["capex"])
 
@@ -317,7 +319,7 @@ def test_a_cost_cell_finance_clears_is_not_offered_that_way_not_free(cases):
     rented = cases["price-cleared"]
     assert not rented.results.decision.recommendation.startswith("mi300x")
     got = named_values(rented.source, rented.values)
-    assert not got[RECOMMENDATION].startswith("mi300x")
+    assert not got[RECOMMENDATION].startswith("Instinct MI300X")
     assert got[rented.names["chat/mi300x/monthly_cost"]] in (None, "")             # not priced, not $0
     bought = cases["purchase-cleared"]
     got = named_values(bought.source, bought.values)
@@ -338,7 +340,7 @@ def test_an_option_left_without_a_price_says_so_where_it_is_ranked(cases):
     rank = next(r for r in ws.iter_rows() if r[0].value == "rank")
     by_label = {h.value: (m.value, k.value) for h, m, k in zip(head[2:], meets[2:], rank[2:]) if h.value}
     unpriced = {k for k, (_, place) in by_label.items() if place == "not priced"}
-    assert unpriced and all(k.startswith("mi300x") and by_label[k][0] is True for k in unpriced)
+    assert unpriced and all(k.startswith("Instinct MI300X") and by_label[k][0] is True for k in unpriced)
     assert all(isinstance(place, int) or (place in ("", None) and met is False)
                for k, (met, place) in by_label.items() if k not in unpriced)
     rows = list(wb["Summary"].iter_rows(values_only=True))
@@ -379,9 +381,9 @@ def test_a_training_run_reconciles_devices_rate_and_duration_to_its_cost(cases):
                                         "hourly rate per device", "devices × hourly rate × duration = cost")}
     runs = [r for r in rows[head + 1:] if r[0]][:len(case.results.decision.options)]
     assert len(runs) == 4
-    prices = {"h100": 2.50, "mi300x": 1.85}
+    prices = {"H100 SXM5 80GB": 2.50, "Instinct MI300X": 1.85}
     for r in runs:
-        assert r[at["hourly rate per device"]] == pytest.approx(prices[r[0].split(",")[0]])
+        assert r[at["hourly rate per device"]] == pytest.approx(next(v for k, v in prices.items() if r[0].startswith(k)))
         assert r[at["devices"]] * r[at["hourly rate per device"]] * r[at["duration (days)"]] * 24 == \
             pytest.approx(r[at["cost of the run (one-off)"]], rel=1e-9)
         assert r[at["devices × hourly rate × duration = cost"]] == 1      # TRUE, in the format that shows it
@@ -426,18 +428,20 @@ def test_failed_requirements_are_listed_live(cases):
     ws = openpyxl.load_workbook(case.values, data_only=True)["Results"]
     rows = {r[0].value: r for r in ws.iter_rows() if r[0].value in ("fails", "rank")}
     devices = [c.value for c in next(r for r in ws.iter_rows() if r[1].value == "unit")[2:]]
+    source = cases["chat-70b-fp8"].results               # the workbook names options as the source did
+    name = lambda o: option_names(source, source.decision).get(o.id, o.label)   # noqa: E731
     ranking = [o for o in case.results.decision.options if o.workload not in new
-               and not (case.results.scenario.workloads[o.workload].found and o.label not in devices)]
+               and not (case.results.scenario.workloads[o.workload].found and name(o) not in devices)]
     #                  (a way of paying a found batch saves in only at the edited batch: not an option of the book)
-    by_label = {o.label: o for o in ranking}
+    by_label = {name(o): o for o in ranking}
     live = {d: failed_in(c.value, failing_workload(by_label[d]) if d in by_label else "")
             for d, c in zip(devices, rows["fails"][2:])}
     assert any(o.failures for o in ranking)
-    assert live == {o.label: {(named(case, f), f.workload) for f in o.failures} for o in ranking}
-    assert {("does not fit", "chat-bf16")} <= live["b200, bf16"]
+    assert live == {name(o): {(named(case, f), f.workload) for f in o.failures} for o in ranking}
+    assert {("does not fit", "chat-bf16")} <= live["B200 SXM 180GB (precision bf16)"]
     ranks = {d: c.value for d, c in zip(devices, rows["rank"][2:])}
     passing = sorted((o for o in ranking if o.passes), key=lambda o: o.rank)    # the engine's order, without
-    assert {o.label: i for i, o in enumerate(passing, 1)} == {d: r for d, r in ranks.items() if r}  # the new ones
+    assert {name(o): i for i, o in enumerate(passing, 1)} == {d: r for d, r in ranks.items() if r}  # the new ones
 
 
 @pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
@@ -453,9 +457,10 @@ def test_every_decision_lists_what_each_option_fails_as_the_engine_does(cases, n
     assert len(fails) == len([d for d in decisions if d.options])
     for dec, head, row in zip((d for d in decisions if d.options), heads, fails):
         labels = [c.value for c in head[2:2 + len(dec.options)]]
-        by_label = {o.label: o for o in dec.options}
+        by_label = {shown(case.results, dec, o): o for o in dec.options}
         live = {lab: failed_in(c.value, failing_workload(by_label[lab])) for lab, c in zip(labels, row[2:])}
-        assert live == {o.label: {(named(case, f), f.workload) for f in o.failures} for o in dec.options}, \
+        assert live == {shown(case.results, dec, o): {(named(case, f), f.workload) for f in o.failures}
+                        for o in dec.options}, \
             dec.id
 
 
@@ -684,7 +689,8 @@ def typed_over(recalc, tmp_path: Path, scenario: str, option: str, column: str, 
 def test_money_that_does_not_reconcile_fails_the_master_check(recalc, tmp_path):
     """An operating cost typed over the Summary's formula (the sheet is protected against exactly this) no longer
     adds up with the capital to the monthly cost: the reconciliation and the master check go FALSE."""
-    source, bad, row, check = typed_over(recalc, tmp_path, "platform-two-services", "h100", "operating per month",
+    source, bad, row, check = typed_over(recalc, tmp_path, "platform-two-services", "H100 SXM5 80GB (as stated)",
+                                         "operating per month",
                                          "=support.h100.opex_monthly", 999)
     assert named_values(source, bad)[MASTER] is False
     got = openpyxl.load_workbook(bad, data_only=True)
@@ -697,7 +703,7 @@ def test_on_demand_money_that_does_not_reconcile_fails(recalc, tmp_path):
     """An on-demand option's check compared its monthly cost with itself (operating and monthly are one quantity):
     it could not fail. It now multiplies the devices billed on average by the hourly rate and the hours a month; a
     count typed over its formula turns it FALSE, and the master check with it."""
-    _, bad, row, check = typed_over(recalc, tmp_path, "chat-70b-fp8", "mi300x, on demand as traffic needs",
+    _, bad, row, check = typed_over(recalc, tmp_path, "chat-70b-fp8", "Instinct MI300X (as stated), on demand",
                                     "devices billed on average (on demand)", "=chat.mi300x.busy_hours_devices", 4)
     got = openpyxl.load_workbook(bad, data_only=True)["Summary"]
     assert got.cell(row, check).value == 0

@@ -48,13 +48,13 @@ def test_found_batches_hold_as_built(chat, recalc):
     for path in (chat, *recalc([chat])):
         status, rows = found_block(path)
         assert status == HOLDS and rows.pop("master") in (("OK", None), ("OK", ""))
-        mi300x = rows["mi300x, b21, on demand as traffic needs"]
+        mi300x = rows["Instinct MI300X (batch 21), on demand"]
         assert mi300x["batch found by sizing"] == "21 (stated: 16)"
         assert mi300x["share of each latency target it may use"] == pytest.approx(0.809)
         assert mi300x["why that share"] == ("the median speed of the device's 18 published runs, as a share of the "
                                             "predicted speed")
         assert mi300x["closest latency, as a share of its target"] == pytest.approx(40.34 / 50, abs=1e-4)
-        others = [r for k, r in rows.items() if "mi300x" not in k]
+        others = [r for k, r in rows.items() if "MI300X" not in k]
         assert {r["share of each latency target it may use"] for r in others} == {0.9}
         assert {r["why that share"] for r in others} == {"nine tenths: a tenth to spare"}
         assert len(rows) == 7 and all(r["still by its rule"] == 1 for r in rows.values())
@@ -66,7 +66,7 @@ def test_a_tighter_target_moves_a_found_batch_off_its_rule(chat, recalc, tmp_pat
     master check, which stays OK (a what-if is not an error), a line says to look."""
     status, rows = edited(chat, recalc, tmp_path, "wl.chat.targets.per_token_p95", 45)
     assert status == MOVED_CHOSEN and rows.pop("master") == ("OK", ATTENTION)
-    mi300x = rows["mi300x, b21, on demand as traffic needs"]
+    mi300x = rows["Instinct MI300X (batch 21), on demand"]
     assert mi300x["closest latency, as a share of its target"] == pytest.approx(40.34 / 45, abs=1e-4)
     assert (mi300x["within the share it may use"], mi300x["still by its rule"]) == (False, False)
 
@@ -77,8 +77,8 @@ def test_a_larger_stated_batch_leaves_nothing_to_save(chat, recalc, tmp_path):
     targets: nothing to save against)."""
     status, rows = edited(chat, recalc, tmp_path, "wl.chat.batch", 39)
     assert status == MOVED and rows.pop("master") == ("OK", ATTENTION)
-    h100 = rows["h100, b39"]
+    h100 = rows["H100 SXM5 80GB (batch 39)"]
     assert h100["batch found by sizing"] == "39 (stated: 39)"
     assert (h100["within the share it may use"], h100["5 % cheaper than the stated batch"],
             h100["still by its rule"]) == (True, False, False)
-    assert rows["mi300x, b21, on demand as traffic needs"]["still by its rule"] == 1
+    assert rows["Instinct MI300X (batch 21), on demand"]["still by its rule"] == 1

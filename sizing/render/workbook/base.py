@@ -276,6 +276,7 @@ class Book:
         self.serving: list[str] = []        # Summary's columns for serving options (with the draws' share, if drawn)
         self.drawn: dict[tuple[str, str], tuple[str, float]] = {}   # (decision, option) -> its share on Uncertainty
         self.drawn_cells: list[tuple[int, int, str, str]] = []        # Summary cells to fill from it
+        self.option_names: dict[str, dict[str, str]] = {}             # decision -> option -> its name here
         self.option_cells: dict[str, list] = {}     # decision -> (option, its "meets", rank and "fails" cells)
         self.objective: dict[str, str] = {}         # decision -> what it ranks by, what it requires, its budgets
         self.constants: dict[str, F.Const] = {}         # name -> constant, for the Constants sheet
@@ -341,6 +342,12 @@ class Book:
         """A cell holding an expression as a formula over names (or `local` addresses), with its value."""
         return put(ws, row, col, self.formula(e, local), fmt, value_of=self.value(e))
 
+    def option_name(self, dec: Any, o: Any) -> str:
+        """An option as the workbook names it (option_names)."""
+        if dec.id not in self.option_names:
+            self.option_names[dec.id] = option_names(self.r, dec)
+        return self.option_names[dec.id].get(o.id, o.label)
+
     def cell_value(self, where: str) -> Any:
         """The cached value of a cell given as 'Sheet!C12'."""
         sheet, coord = where.split("!")
@@ -355,3 +362,15 @@ class Book:
         w = self.scn.workloads[wid]
         t = w.get("title")
         return f"{wid} ({w.get('kind')})" + (f": {t}" if t else "")
+
+
+def option_names(r: Results, dec: Any) -> dict[str, str]:
+    """Each option of a decision as the workbook names it: as the report does ('Instinct MI300X (batch 21), on
+    demand'), its cost basis left to the Summary's live column, the scenario's own batch beside a found one '(as
+    stated)' without its figure (the batch is an input: an edit would leave the name stale); the engine's label
+    where two options would read the same (a finance reviewer read 'mi300x, b21' as an internal code)."""
+    from ...narrative.memo import option_words, stated_batch
+    words = {o.id: option_words(r, o, short=True).replace(stated_batch(r, o) or "\0", " (as stated)", 1)
+             for o in dec.options}
+    seen = list(words.values())
+    return {o.id: (o.label if seen.count(words[o.id]) > 1 else words[o.id]) for o in dec.options}

@@ -71,7 +71,7 @@ def found_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tu
     w = b.r.scenario.workloads[o.workload]
     written = int(b.r.scenario.workloads[dec.workload].get("batch"))
     batch, was = (b.names[f"workload.{x}.batch"] for x in (o.workload, dec.workload))
-    put_text(ws, row, 1, o.label)
+    put_text(ws, row, 1, b.option_name(dec, o))
     put(ws, row, 2, f'={batch}&" (stated: "&{was}&")"', value_of=f"{int(w.get('batch'))} (stated: {written})")
     allowed = allowance(b.r, o.device, kind)
     put(ws, row, 3, allowed.share, "0.0%", value_of=allowed.share)

@@ -98,7 +98,7 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
         put_text(ws, row + 3, 1, "recommendation", "sizing section")
         b.define(name, put_text(ws, row + 3, 3, NONE))
         return row + 5
-    header(ws, row + 2, ["", "unit"] + [o.label for o in columns], right=range(3, 3 + n))
+    header(ws, row + 2, ["", "unit"] + [b.option_name(dec, o) for o in columns], right=range(3, 3 + n))
     for k, label in enumerate((qid, "meets requirements", "eligible value", "rank", "fails")):
         put_text(ws, row + 3 + k, 1, label)
     put_text(ws, row + 3, 2, currency.label(shown.label))
@@ -137,7 +137,7 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     best = "MAX" if dec.maximise else "MIN"
     labels = f"${first}${row + 2}:${last}${row + 2}"
     put_text(ws, row + 8, 1, "recommendation", "sizing section")
-    winner = next((o.label for o, place in zip(columns, places) if place == 1), NONE)
+    winner = next((b.option_name(dec, o) for o, place in zip(columns, places) if place == 1), NONE)
     rec = put(ws, row + 8, 3, f'=IF(COUNT({eligible})=0,"{NONE}",'
                               f'INDEX({labels},MATCH({best}({eligible}),{eligible},0)))', value_of=winner)
     rec.bold = True

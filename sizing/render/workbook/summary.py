@@ -188,7 +188,7 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     a hosted API, its cost per million output tokens × those it serves a month)."""
     col = {label: column_letter(k + 1) for k, label in enumerate(b.serving)}
     at = {label: k + 1 for k, label in enumerate(b.serving)}
-    put_text(ws, row, 1, o.label)
+    put_text(ws, row, 1, b.option_name(dec, o))
     fleet = o.variant == "fleet"
     devices = billed = rate = None
     if fleet:
@@ -282,7 +282,7 @@ def spelled(name: str, words: dict[str, str]) -> str:
 
 def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> bool:
     """One run's money; returns whether it reconciles (devices × hourly rate × duration = cost of the run)."""
-    put_text(ws, row, 1, o.label)
+    put_text(ws, row, 1, b.option_name(dec, o))
     basis(ws, row, b, dec, o, run=True)
     devices = ref(ws, row, 3, b, dec, o, "devices", "#,##0")
     cost = ref(ws, row, 4, b, dec, o, "cost", money())
