@@ -476,18 +476,14 @@ KNOWN = {*FAILURES.values(), *WHERE.values(), "over budget", "cloud only", "miss
 
 
 def failed_in(text: str | None, workload: str = "") -> set[tuple[str, str]]:
-    """The (requirement in words, workload) pairs a `fails` cell lists: 'does not fit (chat) misses a target
-    (chat-bf16)' where an option's checks span several workloads, else 'does not fit misses a target' (of
+    """The (requirement in words, workload) pairs a `fails` cell lists: 'does not fit (chat); misses a target
+    (chat-bf16)' where an option's checks span several workloads, else 'does not fit; misses a target' (of
     `workload`). A training run's target is its deadline: none of the shipped decisions fails one."""
-    text = text or ""
-    if "(" in text:
-        return set(re.findall(r"([a-z][a-z_ ]*?) \(([^)]+)\)", text.replace(") ", ")\n")))
     out = set()
-    for phrase in sorted(KNOWN, key=len, reverse=True):
-        if phrase in text:
-            out.add((phrase, workload))
-            text = text.replace(phrase, "")
-    assert not text.strip(), text
+    for part in (text or "").split("; ") if text else []:
+        said = re.fullmatch(r"([a-z][a-z_ -]*?)(?: \(([^)]+)\))?", part)
+        assert said and said[1] in KNOWN, part
+        out.add((said[1], said[2] or workload))
     return out
 
 

@@ -12,7 +12,7 @@ import pytest
 from helpers import ROOT, SCENARIOS, results_of, shown
 from sizing.evaluate import evaluate
 from sizing.render.workbook import MASTER, build, names_of, recommendation_name, workbook_bytes
-from sizing.render.workbook.summary import DRAWN, HOURLY, SERVING_CHECK
+from sizing.render.workbook.summary import BEST, DRAWN, HOURLY, SERVING_CHECK
 from sizing.render.workbook.sweep import LIVE_CELLS
 from sizing.scenario import load_scenario_bytes
 
@@ -91,7 +91,8 @@ def test_a_10000_point_sweep_keeps_its_live_grid_within_the_cell_budget():
 # Functions every spreadsheet has had since Excel 2007: none needs XlsxWriter's `_xlfn.` prefix (which the
 # writer therefore does not search for).
 CLASSIC = {"ABS", "AND", "COUNT", "COUNTIF", "EXP", "IF", "IFERROR", "INDEX", "ISBLANK", "ISERROR", "ISNUMBER", "LN", "MATCH", "N",
-           "MAX", "MIN", "NOT", "OR", "POISSON", "RANK", "ROUNDDOWN", "ROUNDUP", "SUMPRODUCT", "TRIM", "TRUE"}
+           "MAX", "MIN", "NOT", "OR", "POISSON", "RANK", "REPLACE", "ROUNDDOWN", "ROUNDUP", "SUMPRODUCT", "TRIM",
+           "TRUE"}                    # each in Excel since 2003 and in LibreOffice
 
 
 @pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])
@@ -157,8 +158,8 @@ def test_summary_lists_every_option_with_the_engines_money_and_rank(books, name)
         if o.value is not None and d.quantity in ("monthly_cost", "cost"):
             assert row[money_col] == pytest.approx(o.value, rel=1e-12)
         spread = r.simulation.decision(d.id).option(o.id) if r.simulation is not None else None
-        if spread is not None and money_col.startswith("monthly"):       # the draws' share beside the verdict
-            assert row[DRAWN] == spread.meets_probability
+        if spread is not None and money_col.startswith("monthly"):       # the draws' shares beside the verdict
+            assert (row[BEST], row[DRAWN]) == (spread.win_probability, spread.meets_probability)
     assert any(DRAWN in row for row in rows) == (r.simulation is not None and any(
         "monthly cost (capital amortised)" in row for row in rows))
 
@@ -170,6 +171,7 @@ def test_a_batch_that_misses_a_target_in_some_draws_says_so_on_summary(books):
     _, data = books["chat-70b-fp8"]
     rows = {row["option"]: row for row in summary_rows(data)}
     assert rows["Instinct MI300X (batch 21), on demand"][DRAWN] == pytest.approx(0.89, abs=0.005)
+    assert rows["Instinct MI300X (batch 21), on demand"][BEST] == pytest.approx(0.80, abs=0.005)   # page one's 80 %
     assert rows["Instinct MI300X (as stated), on demand"][DRAWN] == pytest.approx(0.99, abs=0.005)
     ws = openpyxl.load_workbook(io.BytesIO(data))["Summary"]
     head = [c.value for c in ws[8]]
@@ -192,16 +194,19 @@ def test_summary_money_multiplies_out(books, name):
         assert row[SERVING_CHECK] is True
         rate, hours = row[HOURLY], 2629800 / 3600
         if row["cost basis"] == "rent on demand":
-            assert row["note"].startswith("reconciles: devices billed on average × hourly rate × 730.5 hours a month")
             assert row["devices billed on average (on demand)"] * rate * hours == pytest.approx(monthly, rel=1e-9)
         elif row["cost basis"] == "per token":
-            assert row["note"].startswith("reconciles: cost per million output tokens")
             assert rate is None
         else:
-            assert row["note"].startswith("reconciles: capital / horizon + operating = monthly = devices × hourly")
             assert row["devices (on demand: at the peak)"] * rate * hours == pytest.approx(monthly, rel=1e-9)
     assert any(row["capital"] > 0 for row in priced) or name == "chat-70b-fp8"
     assert {row["cost basis"] for row in priced} >= {"rent on demand"} or name == "platform-two-services"
+    rules = {c.value for c in openpyxl.load_workbook(io.BytesIO(data))["Summary"]["A"]
+             if str(c.value).startswith("money reconciles, ")}            # each rule once, under the table
+    assert "money reconciles, on demand: devices billed on average × hourly rate × 730.5 hours a month = monthly" \
+        in rules
+    assert "money reconciles, held all month (own, rent, reserved): capital / horizon + operating = monthly = " \
+           "devices × hourly rate × 730.5 hours a month" in rules
 
 
 COST_ROWS = ("rent_rate", "own_rate", "hourly_rate", "cost_basis", "owned_fleet", "breakeven_utilisation", "capex",

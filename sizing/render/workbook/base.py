@@ -274,7 +274,7 @@ class Book:
         self.reconciled: list = []          # (decision, the Summary range that reconciles its money, whether it does)
         self.found_status: list[str] = []   # Summary's cells saying whether the batches sizing found keep their rule
         self.serving: list[str] = []        # Summary's columns for serving options (with the draws' share, if drawn)
-        self.drawn: dict[tuple[str, str], tuple[str, float]] = {}   # (decision, option) -> its share on Uncertainty
+        self.drawn: dict[tuple[str, str], tuple] = {}    # (decision, option) -> its shares' cells on Uncertainty
         self.drawn_cells: list[tuple[int, int, str, str]] = []        # Summary cells to fill from it
         self.option_names: dict[str, dict[str, str]] = {}             # decision -> option -> its name here
         self.option_cells: dict[str, list] = {}     # decision -> (option, its "meets", rank and "fails" cells)

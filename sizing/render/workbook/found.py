@@ -22,7 +22,7 @@ LABELS = ["option at the found batch", "batch found by sizing", "share of each l
 HOLDS = "every found batch still follows its rule"
 MOVED = "an edit moved a found batch off its rule, not the recommendation's: see below"
 MOVED_CHOSEN = "an edit moved the recommendation's batch off its rule: run sizing again before signing"
-ATTENTION = "a batch sizing found is off its rule after an edit: see the rows on the batches found by sizing"
+ATTENTION = "found batches: "          # beside the master check, then what the block says
 
 
 def found_rows(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
@@ -39,15 +39,20 @@ def found_rows(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
         return row
     kind = kind_of(b.r, dec.workload) or ""
     put_text(ws, row, 1, "Batches found by sizing: still by the rule they were found by?", "sizing section")
-    put_text(ws, row + 1, 1, "sizing ranks a batch it found where each latency stays within a share of its "
-             f"target and it costs {GAIN * 100:.0f} % less than the stated batch; the workbook does not search again: "
-             "where a row reads FALSE, an edit (the stated batch, a target, a price) moved it off that rule, and its "
-             "option stays ranked as edited: run sizing on the edited scenario to search again", "sizing note")
-    header(ws, row + 2, LABELS)
-    ws.heights[row + 2] = 45
+    row += 1                                  # the status on its own row: the heading printed cut off beside it
+    for k, line in enumerate((f"sizing ranks a batch it found where each latency stays within a share of its target "
+                              f"and it costs {GAIN * 100:.0f} % less than the stated batch.",
+                              "The workbook does not search again: where a row reads FALSE, an edit (the stated "
+                              "batch, a target, a price) moved it off that rule;",
+                              "its option stays ranked as edited: run sizing on the edited scenario to search "
+                              "again.")):        # lines a printed page holds
+        put_text(ws, row + 1 + k, 1, line, "sizing note")
+    top = row + 4
+    header(ws, top, LABELS)
+    ws.heights[top] = 45
     for c in range(1, len(LABELS) + 1):
-        ws.cell(row + 2, c).align = Align(None, "bottom", wrap=True)
-    first = row + 3
+        ws.cell(top, c).align = Align(None, "bottom", wrap=True)
+    first = top + 1
     held = {}
     for k, (meets, o) in enumerate(sorted(found, key=lambda x: (x[1].rank or 10 ** 6, x[1].id))):
         held[o.id] = found_row(b, ws, first + k, dec, o, stated.get((o.device, o.variant)), kind)
@@ -58,9 +63,9 @@ def found_rows(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     status = f'=IF(AND({rule}),"{HOLDS}",IF(SUMPRODUCT((A{first}:A{last}={name})*NOT({rule})),"{MOVED_CHOSEN}",' \
              f'"{MOVED}"))'
     off = [k for k, ok in held.items() if not ok]
-    put(ws, row, 2, status, value_of=HOLDS if not off else MOVED_CHOSEN if dec.best and dec.best.id in off else MOVED
+    put(ws, row, 1, status, value_of=HOLDS if not off else MOVED_CHOSEN if dec.best and dec.best.id in off else MOVED
         ).bold = True
-    b.found_status.append(f"B{row}")
+    b.found_status.append(f"A{row}")
     return last + 2
 
 
@@ -75,8 +80,8 @@ def found_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tu
     put(ws, row, 2, f'={batch}&" (stated: "&{was}&")"', value_of=f"{int(w.get('batch'))} (stated: {written})")
     allowed = allowance(b.r, o.device, kind)
     put(ws, row, 3, allowed.share, "0.0%", value_of=allowed.share)
-    put_text(ws, row, 8, "nine tenths: a tenth to spare" if allowed.median is None else
-             f"the median speed of the device's {allowed.runs} published runs, as a share of the predicted speed")
+    put_text(ws, row, 8, "a tenth to spare" if allowed.median is None else
+             f"median of {allowed.runs} published runs")
     p = pair_of(b.r, dec, o)
     shares, closest = [], 0.0
     for x in latencies(b.r, o.workload, p.values.get, kind):

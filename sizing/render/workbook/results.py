@@ -128,7 +128,7 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
         b.option_cells.setdefault(name, []).append((o, f"Results!{c}{row + 4}", f"Results!{c}{row + 6}",
                                                      f"Results!{c}{row + 7}"))
         several = len({x.workload for x in cs}) > 1          # as fails_text words it
-        failed = " ".join(f"{failure(b, x)}{f' ({x.workload})' if several else ''}" for x in cs
+        failed = "; ".join(f"{failure(b, x)}{f' ({x.workload})' if several else ''}" for x in cs
                           if not b.value(x.expr))
         put(ws, row + 7, col, fails_text(b, cs), value_of=failed)
     places = ranks(shown_values, dec.maximise)      # known once every column is: the rank cells' values
@@ -230,9 +230,10 @@ def failure_name(requirement: str, quantity: str, train: bool = False) -> str:
 
 
 def fails_text(b: Book, cs: list) -> str | None:
-    """A live list of the requirements failed (fixed words and slugs only: no user text inside a formula); each names
-    its workload where the option's checks span several (a formula stays short enough to read)."""
+    """A live list of the requirements failed, separated by '; ' ('misses a target; cloud only': a finance reviewer
+    read 'misses a target cloud only'), fixed words and slugs only (no user text inside a formula); each names its
+    workload where the option's checks span several (a formula stays short enough to read)."""
     several = len({x.workload for x in cs}) > 1
-    terms = [f'IF({F.to_excel(x.expr, lambda ref: b.names[ref.key])},"","{failure(b, x)}'
-             f'{f" ({x.workload})" if several else ""} ")' for x in cs]
-    return f"=TRIM({'&'.join(terms)})" if terms else None
+    terms = [f'IF({F.to_excel(x.expr, lambda ref: b.names[ref.key])},"","; {failure(b, x)}'
+             f'{f" ({x.workload})" if several else ""}")' for x in cs]
+    return f'=REPLACE({"&".join(terms)},1,2,"")' if terms else None

@@ -15,7 +15,7 @@ from .base import BOOLEAN, PER, Align, Book, MASTER, Sheet, header, money, put, 
 from .checks import colour_booleans
 from .found import ATTENTION, HOLDS, found_rows
 from .results import recommendation_name
-from .sheet import column_letter
+from .sheet import CHECK_BAD, column_letter
 
 TOLERANCE = constant("tolerance", 1e-9, "", "relative difference two ways of computing one amount may show")
 PER_UNIT = {"fleet": ("cost_per_million_tokens", "cost_per_million_requests"),
@@ -27,15 +27,15 @@ CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity
           "api": "the provider's price and stated service level; its capacity is not modelled"}
 PER_HOUR = lambda: money(2) + '"/hour"'      # noqa: E731  ('$1.85/hour', in the scenario's currency)
 HOURLY = "hourly rate per device (owned: cost per device-hour)"
-SERVING_CHECK = "money reconciles (the rule: in the note)"
+SERVING_CHECK = "money reconciles (the rules: under the table)"
 HOURS = f"{MONTH.value / 3600:g} hours a month"     # 1/12 of a year of 365.25 days
-RULE = {"fleet": f"reconciles: capital / horizon + operating = monthly = devices × hourly rate × {HOURS}",
-        "busy_hours": f"reconciles: devices billed on average × hourly rate × {HOURS} = monthly",
-        "api": "reconciles: cost per million output tokens × million output tokens a month = monthly"}
-RULES = (f"capital / horizon + operating = monthly = devices × hourly rate × {HOURS}; on demand: devices billed on "
-         f"average × hourly rate × {HOURS} = monthly; hosted API: cost per million × millions a month = monthly")
+RULE = {"fleet": f"capital / horizon + operating = monthly = devices × hourly rate × {HOURS}",
+        "busy_hours": f"devices billed on average × hourly rate × {HOURS} = monthly",
+        "api": "cost per million output tokens × million output tokens a month = monthly"}
+RULE_OF = {"fleet": "held all month (own, rent, reserved)", "busy_hours": "on demand", "api": "hosted API"}
 RUN_CHECK = "devices × hourly rate × duration = cost"
-DRAWN = "meets every requirement in (share of simulated cases)"
+BEST = "the best option in (share of simulated cases, as built)"
+DRAWN = "meets every requirement in (share of simulated cases, as built)"
 SERVING = ["option", "cost basis", "devices (on demand: at the peak)", "devices billed on average (on demand)",
            HOURLY, "capital", "operating per month",
            "monthly cost (capital amortised)",
@@ -53,7 +53,7 @@ OK, FAILED = "OK", "FAILED: see Checks"
 
 
 def summary_sheet(b: Book, ws: Sheet) -> None:
-    b.serving = SERVING[:SERVING.index("rank")] + ([DRAWN] if b.r.simulation is not None else []) + \
+    b.serving = SERVING[:SERVING.index("rank")] + ([BEST, DRAWN] if b.r.simulation is not None else []) + \
         SERVING[SERVING.index("rank"):]
     put_text(ws, 1, 1, "Summary: each option's money, requirements and rank; every figure a formula", "sizing title")
     put_text(ws, 2, 1, f"amounts in {currency.code()}, the scenario's currency; nothing is converted", "sizing note")
@@ -69,19 +69,29 @@ def summary_sheet(b: Book, ws: Sheet) -> None:
     if len(chosen) > 1 and len(chosen) == len(b.r.decisions):
         together(b, ws, row, chosen)
     if b.found_status:                # beside the master check: an edit that moved a found batch off its rule
-        statuses = [ws.cell(int(c[1:]), 2).cached for c in b.found_status]
-        holding = ",".join(f'{c}="{HOLDS}"' for c in b.found_status)
-        put(ws, 3, 3, f'=IF(AND({holding}),"","{ATTENTION}")',
-            value_of="" if all(x == HOLDS for x in statuses) else ATTENTION).bold = True
+        statuses = [ws.cell(int(c[1:]), 1).cached for c in b.found_status]
+        terms = "&".join(f'IF({c}="{HOLDS}","",{c}&" ")' for c in b.found_status)
+        moved = " ".join(x for x in statuses if x != HOLDS)
+        put(ws, 3, 3, f'=IF({terms}="","","{ATTENTION}"&TRIM({terms}))', value_of=ATTENTION + moved if moved
+            else "").bold = True
+        ws.condition("C3", type="text", criteria="begins with", value=ATTENTION, fill=CHECK_BAD)
     widths(ws, {"A": 46, "B": 16})
     ws.widths |= {c: 15 for c in range(3, len(b.serving) - 1)} | {len(b.serving) - 1: 30, len(b.serving): 50}
     ws.freeze = "B1"
     ws.repeat_columns = "A:A"
+    if any(is_serving(b, dec) for dec in b.r.decisions):     # printed in three pages of columns, each beside the
+        ws.column_breaks = [b.serving.index("horizon (months)") + 1, b.serving.index("fails") + 1]
+        ws.print_scale = 54                                   # options' names: the money, the verdicts, the notes
+
+
+def is_serving(b: Book, dec: Decision) -> bool:
+    """Whether a decision's options are priced by the month (a serving fleet), not by the run."""
+    return any((p := pair_of(b.r, dec, o)) and "monthly_cost" in p.values for o in dec.options)
 
 
 def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, chosen: list | None = None,
                      which: int = 0) -> int:
-    serving = any((p := pair_of(b.r, dec, o)) and "monthly_cost" in p.values for o in dec.options)
+    serving = is_serving(b, dec)
     w = b.r.scenario.workloads.get(dec.workload)            # its title, not its id ('Decision: assistant')
     put_text(ws, row, 1, f"Decision: {dec.title or (w.get('title') if w else '') or dec.workload}", "sizing section")
     put_text(ws, row + 1, 1, "recommendation")
@@ -93,7 +103,7 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, cho
     if serving and not any(value(b, dec, o, "cost_per_million_tokens")[0] for o in dec.options):
         labels = [("cost per million requests" if x == "cost per million output tokens" else x) for x in labels]
     header(ws, row + 3, labels)
-    ws.heights[row + 3] = 45
+    ws.heights[row + 3] = 60
     for c in range(1, len(labels) + 1):
         ws.cell(row + 3, c).align = Align("right" if c > 2 else None, "bottom", wrap=True)
     first, held = row + 4, []
@@ -110,10 +120,13 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, cho
         check = column_letter(labels.index(SERVING_CHECK if serving else RUN_CHECK) + 1)
         colour_booleans(ws, f"{check}{first}:{check}{last}")
         b.reconciled.append((dec, f"Summary!{check}{first}:{check}{last}", all(held),
-                             (RULES if serving else
+                             ("; ".join(f"{RULE_OF[v]}: {RULE[v]}" for v in RULE) if serving else
                               "devices × hourly rate × duration = cost of the run")))
         if serving:                                   # a blank row: the options' block ends above it
-            after = recommended(b, ws, last + 2, dec, row + 1, first, last, chosen, which)
+            ways = [v for v in RULE if any(o.variant == v for o, *_ in cells)]
+            for k, v in enumerate(ways):               # each rule once (a note per row printed as a wall of text)
+                put_text(ws, last + 2 + k, 1, f"money reconciles, {RULE_OF[v]}: {RULE[v]}", "sizing note")
+            after = recommended(b, ws, last + 3 + len(ways), dec, row + 1, first, last, chosen, which)
             return found_rows(b, ws, after + 1, dec, name) - 1
     return last + 1
 
@@ -183,9 +196,9 @@ def ref(ws: Sheet, row: int, col: int, b: Book, dec: Decision, o: Option, qid: s
 
 
 def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> bool:
-    """One option's money; returns whether it reconciles by its rule (RULE: a fleet's capital / horizon + operating
-    = monthly = devices × hourly rate × hours a month; on demand, the devices billed on average × the hourly rate;
-    a hosted API, its cost per million output tokens × those it serves a month)."""
+    """One option's money; returns whether it reconciles by the rule of its way of paying (RULE: a fleet's capital /
+    horizon + operating = monthly = devices × hourly rate × hours a month; on demand, the devices billed on average ×
+    the hourly rate; a hosted API, its cost per million output tokens × those it serves a month)."""
     col = {label: column_letter(k + 1) for k, label in enumerate(b.serving)}
     at = {label: k + 1 for k, label in enumerate(b.serving)}
     put_text(ws, row, 1, b.option_name(dec, o))
@@ -211,7 +224,8 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
         capital = 0.0 if isinstance(operating, (int, float)) else None      # renting needs none; unpriced: blank
         put(ws, row, at["capital"], f'=IF(ISNUMBER({col["operating per month"]}{row}),0,"")', money(),
             value_of=capital)
-    put_text(ws, row, at["note"], "; ".join(x for x in (RULE[o.variant], CAVEAT.get(o.variant)) if x))
+    if o.variant in CAVEAT:
+        put_text(ws, row, at["note"], CAVEAT[o.variant])
     monthly = ref(ws, row, at["monthly cost (capital amortised)"], b, dec, o, MONTHLY[o.variant], money())
     amortisation = f"device.{o.device}.costs.amortisation"
     written_off = b.r.inputs.get(amortisation) or b.r.blanks.get(amortisation)      # a blank reads as 3 years
@@ -233,7 +247,7 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     put(ws, row, at["meets requirements"], f"={meets}", BOOLEAN, value_of=b.cell_value(meets))
     put(ws, row, at["rank"], f"={rank}", value_of=b.cell_value(rank))
     if DRAWN in at:                               # filled once the Uncertainty sheet has its figure (drawn_from)
-        b.drawn_cells.append((row, at[DRAWN], dec.id, o.id))
+        b.drawn_cells.append((row, at[BEST], dec.id, o.id))
     hours = f"{b.constant(MONTH)}/{b.constant(PER[3600])}"
     near = lambda formula, got: (f"ABS({formula}-{mon})<={b.constant(TOLERANCE)}*ABS({mon})",     # noqa: E731
                                  not priced or abs(got - monthly) <= TOLERANCE.value * abs(monthly))
@@ -304,12 +318,13 @@ def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, 
 
 
 def drawn_from(b: Book, ws: Sheet) -> None:
-    """Each option's share of the simulated cases where it meets every requirement, from the Uncertainty sheet (a
-    finance reviewer read 'meets requirements: TRUE' beside a batch that misses a target in 11 % of them)."""
+    """Each option's shares of the simulated cases where it is the best option and where it meets every requirement,
+    from the Uncertainty sheet (a finance reviewer read 'meets requirements: TRUE' beside a batch that misses a target
+    in 11 % of them); values of the draws as built: they do not follow edits."""
     from .uncertainty import SHARE
     for row, col, did, oid in b.drawn_cells:
-        ref, share = b.drawn.get((did, oid), (None, None))
-        if ref:
-            put(ws, row, col, f"={ref}", SHARE, value_of=share)
-        else:
-            put_text(ws, row, col, "n/a")
+        for k, (ref, share) in enumerate(b.drawn.get((did, oid), ((None, None), (None, None)))):
+            if ref:
+                put(ws, row, col + k, f"={ref}", SHARE, value_of=share)
+            else:
+                put_text(ws, row, col + k, "n/a")

@@ -85,7 +85,8 @@ def decision(b: Book, ws: Sheet, row: int, dec, s) -> int:
         put_text(ws, row, 1, C.label(b.r, dec, o.option))
         put(ws, row, 2, o.win_probability, SHARE)
         put(ws, row, 3, o.meets_probability, SHARE)
-        b.drawn[(dec.id, o.option)] = (f"{TITLE}!C{row}", o.meets_probability)      # Summary refers to it
+        b.drawn[(dec.id, o.option)] = ((f"{TITLE}!B{row}", o.win_probability),      # Summary refers to them
+                                       (f"{TITLE}!C{row}", o.meets_probability))
         for j, (_, p) in enumerate(o.meets):
             put(ws, row, 4 + j, p, SHARE)
         col = 4 + len(requirements)
