@@ -272,7 +272,8 @@ class Book:
         self.error_cell: Cell | None = None      # the Checks cell counting error values (filled last)
         self.master: Cell | None = None
         self.reconciled: list = []          # (decision, the Summary range that reconciles its money, whether it does)
-        self.found_status: list[str] = []   # Summary's cells saying whether the batches sizing found keep their rule
+        self.found_status: list[tuple[str, str]] = []   # Summary's cells saying whether the batches sizing found
+        #                                                 keep their rule, and what they say as built
         self.serving: list[str] = []        # Summary's columns for serving options (with the draws' share, if drawn)
         self.drawn: dict[tuple[str, str], tuple] = {}    # (decision, option) -> its shares' cells on Uncertainty
         self.drawn_cells: list[tuple[int, int, str, str]] = []        # Summary cells to fill from it
@@ -374,3 +375,11 @@ def option_names(r: Results, dec: Any) -> dict[str, str]:
              for o in dec.options}
     seen = list(words.values())
     return {o.id: (o.label if seen.count(words[o.id]) > 1 else words[o.id]) for o in dec.options}
+
+
+def option_value(b: Book, dec: Any, o: Any, qid: str) -> tuple[str | None, Any]:
+    """The defined name of an option's quantity and its value (None when the option's pair has none)."""
+    from ...decide import pair_of
+    p = pair_of(b.r, dec, o)
+    x = next((x for x in p.cells() if x.d.id == qid), None) if p else None
+    return (b.names[x.key], p.values.get(qid)) if x else (None, None)

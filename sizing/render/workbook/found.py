@@ -5,13 +5,11 @@ the master check does not require them)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...batch_search import GAIN, VARIANTS, allowance, kind_of, latencies
 from ...decide import MONTHLY, pair_of
 from ...results import Decision, Option
 from ...formulas.expr import constant
-from .base import BOOLEAN, Align, Book, Sheet, header, put, put_text
+from .base import BOOLEAN, Align, Book, Sheet, header, option_value, put, put_text
 from .checks import colour_booleans
 from .sheet import column_letter
 
@@ -63,9 +61,9 @@ def found_rows(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     status = f'=IF(AND({rule}),"{HOLDS}",IF(SUMPRODUCT((A{first}:A{last}={name})*NOT({rule})),"{MOVED_CHOSEN}",' \
              f'"{MOVED}"))'
     off = [k for k, ok in held.items() if not ok]
-    put(ws, row, 1, status, value_of=HOLDS if not off else MOVED_CHOSEN if dec.best and dec.best.id in off else MOVED
-        ).bold = True
-    b.found_status.append(f"A{row}")
+    said = HOLDS if not off else MOVED_CHOSEN if dec.best and dec.best.id in off else MOVED
+    put(ws, row, 1, status, value_of=said).bold = True
+    b.found_status.append((f"A{row}", said))
     return last + 2
 
 
@@ -100,8 +98,8 @@ def found_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tu
 def saving(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tuple[str, Option] | None) -> bool:
     """Column F: the found batch's monthly cost under (1 − GAIN) × the stated batch's in the same way of paying,
     where the stated batch meets the requirements and is priced (else there is nothing to save against)."""
-    mine = money_cell(b, dec, o)
-    theirs = money_cell(b, dec, stated[1]) if stated else (None, None)
+    mine = option_value(b, dec, o, MONTHLY[o.variant])
+    theirs = option_value(b, dec, stated[1], MONTHLY[o.variant]) if stated else (None, None)
     if mine[0] is None or theirs[0] is None:
         put(ws, row, 6, "=TRUE", BOOLEAN, value_of=True)
         return True
@@ -112,10 +110,3 @@ def saving(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tuple
     put(ws, row, 6, f"=IF(AND({meets}=TRUE,ISNUMBER({theirs[0]})),IF(ISNUMBER({mine[0]}),{less},FALSE),TRUE)",
         BOOLEAN, value_of=holds)
     return holds
-
-
-def money_cell(b: Book, dec: Decision, o: Option) -> tuple[str | None, Any]:
-    """The defined name of an option's monthly cost and its value."""
-    p = pair_of(b.r, dec, o)
-    key = f"{p.workload}/{p.device}/{MONTHLY[o.variant]}" if p else ""
-    return (b.names[key], p.values.get(MONTHLY[o.variant])) if key in b.names else (None, None)

@@ -11,7 +11,8 @@ from ...formulas.common import HORIZON, MONTH, PER_MILLION, YEAR_MONTHS
 from ...formulas.expr import constant
 from ...results import Decision, Option
 
-from .base import BOOLEAN, PER, Align, Book, MASTER, Sheet, header, money, put, put_text, widths
+from .base import (BOOLEAN, PER, Align, Book, MASTER, Sheet, header, money, option_value, put, put_text,
+                   widths)
 from .checks import colour_booleans
 from .found import ATTENTION, HOLDS, found_rows
 from .results import recommendation_name
@@ -69,9 +70,8 @@ def summary_sheet(b: Book, ws: Sheet) -> None:
     if len(chosen) > 1 and len(chosen) == len(b.r.decisions):
         together(b, ws, row, chosen)
     if b.found_status:                # beside the master check: an edit that moved a found batch off its rule
-        statuses = [ws.cell(int(c[1:]), 1).cached for c in b.found_status]
-        terms = "&".join(f'IF({c}="{HOLDS}","",{c}&" ")' for c in b.found_status)
-        moved = " ".join(x for x in statuses if x != HOLDS)
+        terms = "&".join(f'IF({c}="{HOLDS}","",{c}&" ")' for c, _ in b.found_status)
+        moved = " ".join(x for _, x in b.found_status if x != HOLDS)
         put(ws, 3, 3, f'=IF({terms}="","","{ATTENTION}"&TRIM({terms}))', value_of=ATTENTION + moved if moved
             else "").bold = True
         ws.condition("C3", type="text", criteria="begins with", value=ATTENTION, fill=CHECK_BAD)
@@ -100,7 +100,7 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, cho
     put_text(ws, row + 2, 1, "ranked by")
     put_text(ws, row + 2, 2, b.objective.get(name, ""))
     labels = b.serving if serving else RUN
-    if serving and not any(value(b, dec, o, "cost_per_million_tokens")[0] for o in dec.options):
+    if serving and not any(option_value(b, dec, o, "cost_per_million_tokens")[0] for o in dec.options):
         labels = [("cost per million requests" if x == "cost per million output tokens" else x) for x in labels]
     header(ws, row + 3, labels)
     ws.heights[row + 3] = 60
@@ -181,15 +181,8 @@ def together(b: Book, ws: Sheet, row: int, chosen: list[tuple]) -> None:
             money(), value_of=sum(c[2 + i] for c in chosen))
 
 
-def value(b: Book, dec: Decision, o: Option, qid: str) -> tuple[str | None, Any]:
-    """The defined name of an option's quantity and its value (None when the option's pair has none)."""
-    p = pair_of(b.r, dec, o)
-    x = next((x for x in p.cells() if x.d.id == qid), None) if p else None
-    return (b.names[x.key], p.values.get(qid)) if x else (None, None)
-
-
 def ref(ws: Sheet, row: int, col: int, b: Book, dec: Decision, o: Option, qid: str, fmt: str) -> Any:
-    name, v = value(b, dec, o, qid)
+    name, v = option_value(b, dec, o, qid)
     if name:
         put(ws, row, col, f"={name}", fmt, value_of=v)
     return v
@@ -207,7 +200,7 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     if fleet:
         basis(ws, row, b, dec, o)
         devices = ref(ws, row, at["devices (on demand: at the peak)"], b, dec, o, "fleet_devices", "#,##0")
-        rate = hourly(ws, row, at[HOURLY], b, *value(b, dec, o, "hourly_rate"))
+        rate = hourly(ws, row, at[HOURLY], b, *option_value(b, dec, o, "hourly_rate"))
         capital = ref(ws, row, at["capital"], b, dec, o, "capex", money())
         operating = ref(ws, row, at["operating per month"], b, dec, o, "opex_monthly", money())
     else:
@@ -242,7 +235,7 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
         money(), value_of=monthly * YEAR_MONTHS.value if priced else None)
     put(ws, row, at["total over the horizon"], f'=IF(ISNUMBER({mon}),{cap}+{opex}*{hor},"")',
         money(), value_of=capital + operating * months if priced else None)
-    unit = next((q for q in PER_UNIT[o.variant] if value(b, dec, o, q)[0]), None)
+    unit = next((q for q in PER_UNIT[o.variant] if option_value(b, dec, o, q)[0]), None)
     per_unit = ref(ws, row, at["cost per million output tokens"], b, dec, o, unit, money(2)) if unit else None
     put(ws, row, at["meets requirements"], f"={meets}", BOOLEAN, value_of=b.cell_value(meets))
     put(ws, row, at["rank"], f"={rank}", value_of=b.cell_value(rank))
@@ -254,12 +247,12 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     if fleet:
         parts = [near(f"{cap}/{hor}+{opex}", (capital or 0) / months + (operating or 0)),
                  near(f"{col['devices (on demand: at the peak)']}{row}*{col[HOURLY]}{row}*{hours}",
-                      (devices or 0) * (rate or 0) * MONTH.value / 3600)]
+                      (devices or 0) * (rate or 0) * MONTH.value / PER[3600].value)]
     elif o.variant == "busy_hours":
         parts = [near(f"{col['devices billed on average (on demand)']}{row}*{col[HOURLY]}{row}"
-                      f"*{hours}", (billed or 0) * (rate or 0) * MONTH.value / 3600)]
+                      f"*{hours}", (billed or 0) * (rate or 0) * MONTH.value / PER[3600].value)]
     else:
-        name, tokens = value(b, dec, o, "tokens_per_month")
+        name, tokens = option_value(b, dec, o, "tokens_per_month")
         parts = [near(f"{col['cost per million output tokens']}{row}*{name}/{b.constant(PER_MILLION)}",
                       (per_unit or 0) * (tokens or 0) / PER_MILLION.value)] if name and unit else []
     test = parts[0][0] if len(parts) == 1 else f"AND({','.join(f for f, _ in parts)})" if parts else "TRUE"
@@ -272,14 +265,14 @@ def hourly(ws: Sheet, row: int, col: int, b: Book, name: str | None, per_second:
     """An hourly rate per device from the rate per second the cell `name` holds (blank where it holds none)."""
     if not name:
         return None
-    rate = per_second * 3600 if isinstance(per_second, (int, float)) else None
+    rate = per_second * PER[3600].value if isinstance(per_second, (int, float)) else None
     put(ws, row, col, f'=IF(ISNUMBER({name}),{name}*{b.constant(PER[3600])},"")', PER_HOUR(), value_of=rate)
     return rate
 
 
 def basis(ws: Sheet, row: int, b: Book, dec: Decision, o: Option, run: bool = False) -> None:
     """How a fleet is paid for, in words: own (bought) or rent (all hours; a run's devices for the run)."""
-    name, v = value(b, dec, o, "cost_basis")
+    name, v = option_value(b, dec, o, "cost_basis")
     if name:
         words = RUN_SPELLED if run else SPELLED
         put(ws, row, 2, spelled(name, words), value_of=words.get(v, v))
@@ -300,16 +293,14 @@ def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, 
     basis(ws, row, b, dec, o, run=True)
     devices = ref(ws, row, 3, b, dec, o, "devices", "#,##0")
     cost = ref(ws, row, 4, b, dec, o, "cost", money())
-    name, v = value(b, dec, o, "duration")
+    name, v = option_value(b, dec, o, "duration")
     day, hour = PER[86400], PER[3600]
     if name:
         put(ws, row, 5, f"={name}/{b.constant(day)}", "#,##0.000", value_of=v / day.value if v is not None else None)
     put(ws, row, 6, f"={meets}", BOOLEAN, value_of=b.cell_value(meets))
     put(ws, row, 7, f"={rank}", value_of=b.cell_value(rank))
-    rate_name, rate = value(b, dec, o, "hourly_rate")
-    if rate_name:
-        put(ws, row, 8, f'=IF(ISNUMBER({rate_name}),{rate_name}*{b.constant(hour)},"")', PER_HOUR(),
-            value_of=rate * hour.value if isinstance(rate, (int, float)) else None)
+    rate_name, rate = option_value(b, dec, o, "hourly_rate")
+    hourly(ws, row, 8, b, rate_name, rate)
     priced = all(isinstance(x, (int, float)) for x in (devices, cost, rate, v))
     holds = not priced or abs(devices * rate * v - cost) <= TOLERANCE.value * abs(cost)
     put(ws, row, 9, f"=IF(ISNUMBER(D{row}),ABS(C{row}*H{row}*E{row}*{b.constant(day)}/{b.constant(hour)}-D{row})"
