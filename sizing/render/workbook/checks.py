@@ -87,7 +87,7 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
         put_text(ws, row, 1, f"the money reconciles on Summary: {how}, every option")
         put_text(ws, row, 2, f"decision on {dec.workload}")
         held.append(holds)
-        put(ws, row, 3, f"=AND({cells})", value_of=holds)
+        put(ws, row, 3, f"=AND(TRUE,{cells})", value_of=holds)     # TRUE: every option unpriced
         row += 1
     put_text(ws, row, 1, "no calculation error (#DIV/0!, #VALUE!, #NUM! ...) on "
              + ", ".join(t for t in ERROR_SHEETS if t in b.sheets))

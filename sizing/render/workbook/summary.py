@@ -29,6 +29,7 @@ CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity
 PER_HOUR = lambda: money(2) + '"/hour"'      # noqa: E731  ('$1.85/hour', in the scenario's currency)
 HOURLY = "hourly rate per device (owned: cost per device-hour)"
 SERVING_CHECK = "money reconciles (the rules: under the table)"
+UNPRICED = "n/a: no cost to reconcile"      # unpriced or infeasible (no cost shown); the Checks AND skips text
 HOURS = f"{MONTH.value / 3600:g} hours a month"     # 1/12 of a year of 365.25 days
 RULE = {"fleet": f"capital / horizon + operating = monthly = devices × hourly rate × {HOURS}",
         "busy_hours": f"devices billed on average × hourly rate × {HOURS} = monthly",
@@ -257,7 +258,8 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
                       (per_unit or 0) * (tokens or 0) / PER_MILLION.value)] if name and unit else []
     test = parts[0][0] if len(parts) == 1 else f"AND({','.join(f for f, _ in parts)})" if parts else "TRUE"
     holds = all(h for _, h in parts)
-    put(ws, row, at[SERVING_CHECK], f"=IF(ISNUMBER({mon}),{test},TRUE)", BOOLEAN, value_of=holds)
+    put(ws, row, at[SERVING_CHECK], f'=IF(ISNUMBER({mon}),{test},"{UNPRICED}")', BOOLEAN,
+        value_of=holds if priced else UNPRICED)
     return holds
 
 
@@ -304,7 +306,8 @@ def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, 
     priced = all(isinstance(x, (int, float)) for x in (devices, cost, rate, v))
     holds = not priced or abs(devices * rate * v - cost) <= TOLERANCE.value * abs(cost)
     put(ws, row, 9, f"=IF(ISNUMBER(D{row}),ABS(C{row}*H{row}*E{row}*{b.constant(day)}/{b.constant(hour)}-D{row})"
-                    f"<={b.constant(TOLERANCE)}*ABS(D{row}),TRUE)", BOOLEAN, value_of=holds)
+                    f'<={b.constant(TOLERANCE)}*ABS(D{row}),"{UNPRICED}")', BOOLEAN,
+        value_of=holds if isinstance(cost, (int, float)) else UNPRICED)
     return holds
 
 
