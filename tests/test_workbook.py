@@ -71,6 +71,8 @@ WHAT_IFS = (
            "costs: {purchase: 35000 USD, electricity", "costs: {electricity"),
     WhatIf("onprem-rent-cheaper", "platform-two-services", "device.h100.price", 2.00, "price: 2.50 USD/hour",
            "price: 2.00 USD/hour"),
+    WhatIf("budget-cut", "eu-assistant-eur", "decision.decision.budget.monthly", 1500, "budget: {monthly: 4000 EUR}",
+           "budget: {monthly: 1500 EUR}"),
     WhatIf("batch-32", "ref-7b-decode", "workload.decode-batch-64.batch", 32, "    batch: 64\n",
            "    batch: 32\n"),
 )
@@ -231,7 +233,8 @@ def test_checks_and_decision_are_live(cases, name):
     case = cases[name]
     got = named_values(case.source, case.values)
     assert got[MASTER] is True                     # the shipped scenarios are sane
-    fails = any(p.values.get(q) is False for p in case.results.pairs for q in ("fits", "meets_targets"))
+    fails = any(p.values.get(q) is False for p in case.results.pairs for q in ("fits", "meets_targets")) or \
+        not all(o.passes for d in case.results.decisions for o in d.options)      # budgets, an API's service level
     assert same(got[REQUIREMENTS_MET], not fails)
     for i, decision in enumerate(case.results.decisions):       # each decision's live recommendation
         want = shown(case.results, decision, decision.best) if decision.best else \
@@ -300,6 +303,22 @@ def test_doubling_a_price_changes_the_recommendation(cases):
     assert before.results.decision.recommendation == "mi300x b21 busy hours"      # at the batch sizing found
     assert after.results.decision.recommendation == "b200 b46 busy hours"
     assert named_values(after.source, after.values)[RECOMMENDATION] == "B200 SXM 180GB (batch 46), on demand"
+
+
+def test_a_budget_no_option_meets_is_a_failed_requirement_on_the_readme(cases):
+    """Every option of eu-assistant-eur meets its 4,000 EUR monthly budget; cut to 1,500, none does: the README's
+    requirements line says so (a finance reviewer found it still reading 'every option meets every requirement'
+    beside 'over budget' on every row), as does the recommendation."""
+    line = lambda path: next(ws.cell(c.row, 2).value for ws in [openpyxl.load_workbook(path, data_only=True)["README"]]
+                             for c in ws["A"] if c.value == "requirements")                         # noqa: E731
+    before, after = cases["eu-assistant-eur"], cases["budget-cut"]
+    assert named_values(before.source, before.values)[REQUIREMENTS_MET] is True
+    assert line(before.values) == "every option meets every requirement checked"
+    got = named_values(after.source, after.values)
+    assert same(got[REQUIREMENTS_MET], False)
+    assert got[RECOMMENDATION] == "none: no option meets every requirement"
+    assert after.results.decision.best is None
+    assert line(after.values) == "some options fail a requirement (a finding): see Checks"
 
 
 def test_a_purchase_price_typed_for_a_device_that_had_none_buys_it(cases):

@@ -300,6 +300,6 @@ def test_the_summary_spells_out_every_cost_basis_and_a_static_sweep_sheet_says_s
     assert "reserved (rented all hours, commitment discount)" in bases and "reserved" not in bases
     assert "own (bought)" in bases
     title = openpyxl.load_workbook(io.BytesIO(books["chat-70b-fp8"][1]))["Sweep"]["A1"].value
-    assert title == "Sweep: the scenario's sweep, values from the engine (not live: change the sweep in the scenario)"
+    assert title == "Sweep: the scenario's grid, values from the engine (not live: change it in the scenario)"
     title = openpyxl.load_workbook(io.BytesIO(books["moe-mixtral-serving"][1]))["Sweep"]["A1"].value
     assert "edit the yellow column" in title                                   # a batch sweep: live rows

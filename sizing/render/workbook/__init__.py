@@ -12,7 +12,8 @@ from ...output import build_datetime, write_atomic
 from .base import MASTER, RECOMMENDATION, REQUIREMENTS_MET, Book, blank_shown, input_shown, names_of, valid_name
 from .inputs import calc_sheet, inputs_sheet
 from .checks import checks_sheet, error_check
-from .results import recommendation_name, results_sheet
+from .names import recommendation_name
+from .results import results_sheet
 from .sweep import sweep_sheet
 from .roofline import roofline_sheet
 from .readme import readme_sheet

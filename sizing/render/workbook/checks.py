@@ -10,6 +10,7 @@ from ...formulas.expr import FLEET_SEARCH, FLEET_SEARCH_C, all_of
 
 from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, Sheet, header, put, put_text, rule_check,
                    rule_of, widths)
+from .names import recommendation_name
 from .sheet import coordinate, has_error
 
 
@@ -111,6 +112,13 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
                 put_text(ws, row, 2, f"{p.workload} on {p.device}")
                 met.append(bool(b.put_formula(ws, row, 3, F.Ref(x.key, x.d.id)).cached))
                 row += 1
+    for i, dec in enumerate(b.r.decisions):     # what a decision requires of its options: budgets, an API's service
+        for o, meets, _, _ in b.option_cells.get(recommendation_name(i), []):      # level (the README's line says so)
+            put_text(ws, row, 1, "meets every requirement of its decision (budgets, a hosted API's stated service "
+                                 "level included)")
+            put_text(ws, row, 2, f"decision on {dec.workload}: {b.option_name(dec, o)}")
+            met.append(bool(put(ws, row, 3, f"={meets}", value_of=b.cell_value(meets)).cached))
+            row += 1
     b.define(REQUIREMENTS_MET, put(ws, 4, 3, f"=AND(C{req_first}:C{row - 1})" if met else "=TRUE()",
                                    value_of=all(met)))
     colour_booleans(ws, ranges + (f" C{req_first}:C{row - 1}" if row > req_first else ""))

@@ -40,7 +40,8 @@ def inputs_sheet(b: Book, ws: Sheet) -> None:
     for _, inputs in sorted(groups.items(), key=lambda g: ENTITY_ORDER.index(g[0][0])):
         ent = inputs[0].entity
         name = ent.get("name") or ent.get("title")
-        put_text(ws, row, 1, f"{ent.kind} {ent.id}" + (f": {name}" if name else ""), "sizing section")
+        title = ent.kind if ent.id == ent.kind else f"{ent.kind} {ent.id}"       # 'decision', not 'decision decision'
+        put_text(ws, row, 1, title + (f": {name}" if name else ""), "sizing section")
         row += 1
         for inp in inputs:
             input_row(b, ws, row, inp, rules)

@@ -56,3 +56,8 @@ def names_of(r: Results) -> dict[str, str]:
     keys = list(r.inputs) + list(r.blanks) + [x.key for p in r.pairs for x in p.cells()]
     reserved = [MASTER, REQUIREMENTS_MET, RECOMMENDATION] + [f"{CONSTANT}.{n}" for n in F.NAMED]
     return assign_names(keys, reserved=reserved)
+
+
+def recommendation_name(i: int) -> str:
+    """The defined name of a decision's recommendation cell: the first is `decision.recommendation`."""
+    return RECOMMENDATION if i == 0 else f"decision_{i + 1}.recommendation"

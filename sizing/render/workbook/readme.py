@@ -12,7 +12,7 @@ from ...scenario import sha256
 
 from .base import (Align, Book, CHECK_BAD, CHECK_OK, Cell, MASTER, REQUIREMENTS_MET, Sheet, by_workload, put,
                    put_text, widths)
-from .results import recommendation_name
+from .names import recommendation_name
 
 
 # -- README ------------------------------------------------------------------------------------
@@ -48,7 +48,8 @@ def readme_sheet(b: Book, ws: Sheet) -> None:
     row = readme_section(ws, row + 4, "How to use", how_to(r))
     row = colour_key(ws, row)
     row = readme_section(ws, row, "Provenance", provenance(b))
-    row = readme_section(ws, row, "Sheets", [s for s in SHEETS if s[0] in b.sheets])
+    row = readme_section(ws, row, "Sheets", [(name, sweep_words(r) if name == "Sweep" else what)
+                                             for name, what in SHEETS if name in b.sheets])
     notes = b.notes + found_notes(r) + [p.message for p in r.problems]
     if notes:
         readme_section(ws, row, "Notes", [("", n) for n in notes])
@@ -95,12 +96,26 @@ SHEETS = (
     ("Calc", "every quantity of the formula graph, one column per device"),
     ("Fleet", "each fleet search: one row per candidate fleet, its queueing and whether its p95 wait fits"),
     ("Results", "the decision and the headline comparison in display units"),
-    ("Sweep", "the scenario's sweep as a live grid with a chart"),
+    ("Sweep", ""),                                                  # in sweep_words: live, values, or none
     ("Uncertainty", "the scenario's draws over its ranges: how often each option is the best (values, not formulas)"),
     ("Checks", "sanity checks (the master check) and the requirements"),
     ("Roofline", "log-log roofline: device ceilings and the workloads' operating points"),
     ("Constants", "every number a formula uses that is not an input (conventions, unit sizes), by name"),
 )
+
+
+def sweep_words(r) -> str:
+    """What the Sweep sheet holds for this scenario (a reviewer read 'a live grid' above 'the scenario has no sweep')."""
+    if not r.sweeps and not r.grids:
+        return "empty: the scenario has no sweep or grid (a sweep: block adds one)"
+    grid = "; its grid as values from the engine (not live)" if r.grids else ""
+    if any(s.parameter != "precision" for s in r.sweeps):
+        return f"the scenario's sweep as live rows (edit the swept value) with a chart{grid}"
+    if r.sweeps:
+        return f"the scenario's sweep as values from the engine (not live: a precision sweep changes inputs){grid}"
+    return "the scenario's grid as values from the engine (not live: change it in the scenario)"
+
+
 VARIANTS = (("fleet", "a fleet"), ("busy_hours", "renting on demand"), ("api", "a hosted API"))
 
 

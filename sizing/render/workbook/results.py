@@ -12,7 +12,8 @@ from ...evaluate import Pair
 from ...formulas.expr import all_of
 from ...results import Decision, Option
 
-from .base import (Book, RECOMMENDATION, Sheet, by_workload, header, number_format, put, put_text, qkey, widths)
+from .base import (Book, Sheet, by_workload, header, number_format, put, put_text, qkey, widths)
+from .names import recommendation_name
 from ..format import display_unit, numbers
 from .sheet import column_letter
 from .inputs import align_text, block_header
@@ -67,11 +68,6 @@ def decision_block(b: Book, ws: Sheet, row: int) -> int:
     for i, dec in enumerate(b.r.decisions):
         row = one_decision(b, ws, row, dec, recommendation_name(i))
     return row
-
-
-def recommendation_name(i: int) -> str:
-    """The defined name of a decision's recommendation cell: the first is `decision.recommendation`."""
-    return RECOMMENDATION if i == 0 else f"decision_{i + 1}.recommendation"
 
 
 def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:

@@ -15,7 +15,7 @@ from .base import (BOOLEAN, PER, Align, Book, MASTER, Sheet, header, money, opti
                    widths)
 from .checks import colour_booleans
 from .found import ATTENTION, HOLDS, found_rows
-from .results import recommendation_name
+from .names import recommendation_name
 from .sheet import CHECK_BAD, column_letter
 
 TOLERANCE = constant("tolerance", 1e-9, "", "relative difference two ways of computing one amount may show")

@@ -44,11 +44,13 @@ class Column:
 def sweep_sheet(b: Book, ws: Sheet) -> None:
     live = any(s.parameter != "precision" for s in b.r.sweeps)
     put_text(ws, 1, 1, "Sweep: the scenario's sweep, one row per value (edit the yellow column)" if live else
-             "Sweep: the scenario's sweep, values from the engine (not live: change the sweep in the scenario)",
-             "sizing title")
+             f"Sweep: the scenario's {'sweep' if b.r.sweeps else 'grid'}, values from the engine (not live: change it "
+             "in the scenario)"
+             if b.r.sweeps or b.r.grids else "Sweep: the scenario has no sweep or grid", "sizing title")
     row, width = 3, 2
     if not b.r.sweeps and not b.r.grids:
-        put_text(ws, row, 1, "the scenario has no sweep", "sizing note")
+        put_text(ws, row, 1, "a sweep: block in the scenario adds one (see the README's scenario language)",
+                 "sizing note")
     for s in b.r.sweeps:
         row, w = (static_sweep if s.parameter == "precision" else live_sweep)(b, ws, row, s)
         row, width = row + 2, max(width, w)
