@@ -224,3 +224,57 @@ def test_the_options_table_says_how_often_a_found_batch_misses_a_target():
         assert batch not in said                 # the stated batch is the one named
     assert "misses a latency target in 33\u00a0%" in risks(r, dec, dec.option("h100 b39 busy hours"), date(2026, 12, 7),
                                                          detail=False)[-1]
+
+
+ONE_H100 = """\
+sizing: 1
+name: one-h100
+devices:
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}
+  mi300x: {from: amd-mi300x, price: 2.20 USD/hour}
+workloads:
+  chat:
+    kind: generate
+    model: llama-3.3-70b
+    precision: fp8
+    batch: 16
+    input_tokens: 1000
+    output_tokens: 300
+    traffic: {peak: 3 request/s, utilisation: 40 %}
+    targets: {per_token_p95: 50 ms, ttft_p95: 1 s}
+compare: [h100, mi300x]
+decision: {objective: monthly_cost, require: [fits_memory, meets_targets]}
+"""
+
+
+def test_a_found_batch_beats_the_stated_one_on_the_devices_sizing_gives_it_or_is_not_ranked():
+    """Llama 3.3 70B in FP8 at batch 16 does not fit one H100; sizing ranks it on two (`fit`, $5,368 a month bought
+    at its price). Batch 4 fits one H100 but needs 11 of them: a new user found it ranked beside the cheaper `fit`,
+    'found by sizing' to save money it did not save. Where the scenario keeps the H100 at one device, batch 4 is the
+    only way it qualifies, and is ranked: its row says what batch 16 fails there (it said 'meets the latency
+    targets batch 16 misses' of a batch 16 that met them but did not fit)."""
+    from datetime import date
+
+    from sizing.narrative.risks import risks
+    scn, _ = load_scenario_bytes(ONE_H100.encode(), "one.yaml")
+    r = evaluate(scn)
+    assert not [w for w in r.scenario.workloads.values() if w.found]
+    fit = {o.variant: o.value for o in r.decision.options if o.workload == "chat-fit" and o.device == "h100"}
+    scn4, _ = load_scenario_bytes(ONE_H100.replace("batch: 16", "batch: 4").encode(), "four.yaml")
+    four = {o.variant: o.value for o in evaluate(scn4, search=False).decision.options
+            if o.workload == "chat" and o.device == "h100"}
+    assert set(fit) == set(four) == {"fleet", "busy_hours"}
+    assert all(four[v] > fit[v] for v in fit)                 # batch 4 on one H100 each costs more than 16 on two
+    one = ONE_H100.replace("    batch: 16\n", "    batch: 16\n    devices: {h100: 1}\n")
+    scn, _ = load_scenario_bytes(one.encode(), "one.yaml")
+    r = evaluate(scn)
+    (found,) = [w for w in r.scenario.workloads.values() if w.found]
+    assert found.id == "chat-b4" and found.found == ("h100",)
+    assert r.pair("chat-b4", "h100").values["fits"] is True and r.pair("chat", "h100").values["fits"] is False
+    assert r.pair("chat", "h100").values["meets_targets"] is True
+    o = next(o for o in r.decision.options if o.workload == "chat-b4" and o.variant == "fleet")
+    assert o.passes
+    said = risks(r, r.decision, o, date(2026, 12, 7), detail=False)[-1]
+    assert said == "fits in memory; batch 16 does not"
+    long = risks(r, r.decision, o, date(2026, 12, 7), detail=True)
+    assert "batch 4 fits in memory, which the stated 16 does not on this device" in long

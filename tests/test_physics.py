@@ -167,7 +167,18 @@ def test_memory_keeps_the_reserve_and_a_workspace():
     kv = 2 * 2000 * 2 * 40 * 8 * 125 * 2
     assert p["memory_required"] == pytest.approx(20e9 + kv + workspace)
     full_chunk = 8192 * (2 * 5000 + 20000) * 2
-    assert p["max_batch"] == (90e9 - 20e9 - full_chunk) // (2000 * 2 * 40 * 8 * 125 * 2)
+    assert p["max_batch"] == (90e9 - 20e9 - full_chunk) // (2000 * 2 * 40 * 8 * 125 * 2)     # prompts fill a chunk
+
+
+@pytest.mark.parametrize("prompt", [10, 1000, 6000, 9000])
+def test_the_largest_batch_that_fits_fits_and_one_more_does_not(prompt):
+    """max_batch counts the workspace of the batch's own prompts where they are shorter than a full chunk: a new user
+    read 'largest batch that fits: 3' beside a batch of 4 that fit (the full chunk's workspace was counted)."""
+    workload = "{kind: generate, model: dense, batch: %d, input_tokens: %d, output_tokens: 3000}"
+    largest = int(pair(workload % (1, prompt))["max_batch"])
+    assert largest >= 1
+    assert pair(workload % (largest, prompt))["fits"] is True
+    assert pair(workload % (largest + 1, prompt))["fits"] is False
 
 
 def test_grouped_weight_only_formats_count_their_scales_and_compute_in_fp16():

@@ -68,12 +68,15 @@ def gen_headroom(q):
 
 
 @quantity("generate", "max_batch", "",
-          "largest batch whose KV cache fits beside the weights and the workspace of a full prefill chunk",
+          "largest batch whose KV cache and prefill workspace (min(batch × input, 8192 tokens)) fit beside the weights",
           maximise=True, label="Largest batch that fits", count=True)
 def gen_max_batch(q):
-    full_chunk = PREFILL_CHUNK / TOKEN * (2 * q.hidden + q.intermediate) * q.activation_bytes
-    room = q.replica_memory - sum_present(q.weights_bytes, full_chunk)
-    return maximum(0, floor(room / (q.context_tokens * q.kv_bytes_per_token)))
+    per_token = (2 * q.hidden + q.intermediate) * q.activation_bytes / TOKEN      # workspace per prompt token
+    room = q.replica_memory - q.weights_bytes
+    sequence = q.context_tokens * q.kv_bytes_per_token
+    # the workspace is the smaller of the batch's prompts and a full chunk, so the batch fits when either bound holds
+    return maximum(0, maximum(floor(room / (sequence + q.input_tokens * per_token)),
+                              floor((room - PREFILL_CHUNK * per_token) / sequence)))
 
 
 @quantity("generate", "devices_to_fit", "", "devices needed to hold the weights, the KV cache and the workspace",
