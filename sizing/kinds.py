@@ -73,10 +73,12 @@ KINDS: dict[str, Kind] = {k.id: k for k in (
                         ("workspace", "workspace_bytes"))),
          roofline_point="the decode step", cost_per_unit="cost_per_million_tokens",
          default_utilisation=True,
-         limits=("Serving throughput follows the static-batch model benchmark tables measure: a replica prefills its "
-                 "batch's prompts, then decodes every answer together. Continuous batching spends the same device "
-                 "time; speculative decoding, prefix caching and the interference of chunked prefills with decoding "
-                 "are not modelled.",
+         limits=("Serving throughput counts the device time benchmark tables measure: a replica prefills its batch's "
+                 "prompts and decodes every answer together. Latency assumes continuous batching: a request's first "
+                 "token follows its own prompt's prefill (so it does not grow with the batch), and the other "
+                 "requests' prefills interrupt its decoding (the time between tokens and the request latency count "
+                 "them). Speculative decoding, prefix caching and the finer interference of chunked prefills with "
+                 "decoding are not modelled.",
                  "Mixture-of-experts tokens are routed independently and evenly, which touches the most distinct "
                  "experts; real routing is skewed, which touches fewer but loads some experts (and the devices "
                  "holding them) more than others.",

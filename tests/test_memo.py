@@ -116,7 +116,8 @@ def test_the_margin_is_stated_and_a_small_one_called_a_close_call():
     assert "$2,764/month and $3,287/month: the lead shrinks to 1.19x." in margin_words(moe, moe.decision)
     wide = results("pretrain-deadline")
     words = margin_words(wide, wide.decision)
-    assert "NVIDIA B200 SXM 180GB (HGX B200) as predicted (1 published run: too few for a median)" in words and "close call" not in words
+    assert "NVIDIA B200 SXM 180GB (HGX B200) as predicted (1 published run, at 0.93x: too few for a median)" in words \
+        and "close call" not in words
 
 
 def test_risks_come_from_data():
@@ -163,6 +164,23 @@ def test_the_glossary_lists_the_terms_that_appear():
     assert ranges["triangular range"].startswith("an uncertain input drawn between a low and a high value")
     assert "95th percentile" in ranges["lognormal range"]
     assert list(found) == sorted(found, key=str.lower)
+    # words a procurement reviewer found undefined in the report (platform-two-services)
+    said = dict(terms_in("NVIDIA B200 SXM 180GB (HGX B200); servers + redundancy (N+k); latent rank for MLA; the "
+                         "headline figure"))
+    assert set(said) == {"HGX, SXM (NVIDIA server boards)", "redundancy (N+k)", "MLA (multi-head latent attention)",
+                         "headline figure"}
+    assert not terms_in("the mlaX hgxb format")
+
+
+def test_an_hourly_rate_a_table_shows_multiplies_to_the_monthly_cost():
+    """A procurement reviewer multiplied 'Owned cost per device $1.46/hour' by 8 devices and 730.5 hours and got $8,532,
+    not the $8,505 the report gives: a device's cost an hour shows four decimals where cents would round it (a price
+    in whole cents keeps its two)."""
+    from sizing.render.format import aligned
+    owned = 240_000 / 8 / (36 * 730.5) + 150 / 730.5 / 8      # a rate no price list has
+    got = aligned([owned / 3600, 2.5 / 3600, 145.53 / 3600], "USD/s", "USD/hour")
+    assert got == [f"${owned:.4f}/hour", "$2.50/hour", "$145.53/hour"]
+    assert abs(8 * float(got[0][1:7]) * 730.5 - 8 * owned * 730.5) < 1      # within a dollar (at cents: $21 off)
 
 
 # -- the rendered memo -------------------------------------------------------------------------------------
@@ -528,8 +546,9 @@ def test_a_training_run_that_does_not_fill_whole_servers_says_how_many_it_takes(
     assert action(r, r.decision, best) == ("Rent 30 × B200 SXM 180GB by the hour",
                                            "30 devices: 3.75 servers of 8 (its scale-up domain), 4 where sold by the "
                                            f"server; on all 32 the run takes {took:.4g} days ({left:.3g} % of the "
-                                           f"deadline to spare; {took / speed:.4g} days at its published run's speed, "
-                                           f"0.93x) and costs ${v['cost_whole_domains']:,.0f}")
+                                           f"deadline to spare) and costs ${v['cost_whole_domains']:,.0f}; at its "
+                                           f"published run's speed, 0.93x, {took / speed:.4g} days and "
+                                           f"${v['cost_whole_domains'] / speed:,.0f}")
     assert took / speed < 30 and round(speed, 2) == 0.93
     tpu = next(o for o in r.decision.options if o.device == "tpu-v5p")
     assert action(r, r.decision, tpu)[1] == ""           # within one TPU pod's domain

@@ -469,7 +469,8 @@ def test_page_one_says_how_sure_with_the_engines_shares():
     plain = text(pdf(without_ranges("chat-70b-fp8.yaml")), slice(0, 1))
     assert "How sure" not in plain                                    # without ranges: the one-at-a-time moves
     assert "What would change it (each assumption moved 25 %" in plain or \
-        "Robust: the recommendation holds with every assumption moved 25 % down and up, one at a time." in plain
+        "Robust choice: the same option is recommended with every assumption moved 25 % down and up, one at a " \
+        "time" in plain
 
 
 def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family():

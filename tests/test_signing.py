@@ -124,7 +124,7 @@ def test_what_the_model_leaves_out_names_expert_routing_only_where_a_model_has_e
     from sizing.render.report.build import limits
     routed = lambda name: [x for x in limits(results_of(name)) if x.startswith("Mixture-of-experts")]  # noqa: E731
     assert routed("platform-two-services") == [] and len(routed("moe-mixtral-serving")) == 1
-    assert any(x.startswith("Serving throughput follows the static-batch model") for x in
+    assert any(x.startswith("Serving throughput counts the device time benchmark tables measure") for x in
                limits(results_of("platform-two-services")))
 
 

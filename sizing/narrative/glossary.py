@@ -48,6 +48,11 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     ("held out (published runs)", r"held[- ]out",
      "published measurements sizing did not use when it chose its default efficiencies, kept aside to test them: "
      "how the estimates do on them is how they may do on yours"),
+    ("headline figure", r"headline( figures?)?",
+     "the figure a decision ranks its options by (a monthly cost, a cost of the run), shown for the recommendation"),
+    ("HGX, SXM (NVIDIA server boards)", r"hgx|sxm\d?",
+     "NVIDIA's board of eight GPUs joined by NVLink (HGX) and the socketed GPU module it carries (SXM): one server's "
+     "GPUs, as bought"),
     ("hosted API", r"hosted api",
      "a provider's model service paid per token; its capacity and latency are the provider's"),
     ("horizon", r"horizon",
@@ -56,6 +61,9 @@ TERMS: tuple[tuple[str, str, str], ...] = (
      "operations done per byte read from memory; below the ridge point memory speed limits the device"),
     ("interconnect (NVLink, Infinity Fabric, ICI)", r"interconnect|nvlink|infinity fabric|\bici\b",
      "the fast links between the devices of one server that serve one model copy together"),
+    ("MLA (multi-head latent attention)", r"\bmla\b",
+     "an attention design (DeepSeek's) that keeps a compressed summary per token instead of every head's keys and "
+     "values: a smaller KV cache"),
     ("KV cache", r"kv cache|kv-cache",
      "memory holding what the model has read of each conversation so far; grows with the context and the batch"),
     ("working memory", r"working memory",
@@ -124,6 +132,9 @@ TERMS: tuple[tuple[str, str, str], ...] = (
     ("queueing (M/M/c, Erlang C)", r"queue\w*|erlang|m/m/c",
      "the waiting model: requests arrive at random and wait when every replica is busy; Erlang C gives the "
      "chance of waiting"),
+    ("redundancy (N+k)", r"redundancy|n\+k",
+     "spare replicas beyond what the peak needs (N replicas for the peak, k spares), so a failure does not drop "
+     "requests"),
     ("replica", r"replicas?",
      "one complete copy of the model on its own devices, serving requests independently (in training, one "
      "data-parallel way)"),

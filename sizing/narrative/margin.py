@@ -75,9 +75,13 @@ def own_runs(r: Results, dec: Decision, o: Option) -> list[float]:
     return device_runs(KIND_RUNS.get(kind_of(pair_of(r, dec, o)), ())).get(catalog_id(d), [])
 
 
-def few_runs(n: int) -> str:
-    """Why a device is taken as predicted: 'no published run', '1 published run: too few for a median'."""
-    return "no published run" if n == 0 else f"{n} published run{'' if n == 1 else 's'}: too few for a median"
+def few_runs(runs: list[float]) -> str:
+    """Why a device is taken as predicted: 'no published run', '1 published run, at 0.93x: too few for a median'
+    (the run's speed said: a procurement reviewer read 'as predicted' here and the run's 0.93x in the trust table)."""
+    if not runs:
+        return "no published run"
+    at = f"at {runs[0]:.2f}x" if len(runs) == 1 else f"at {min(runs):.2f}x to {max(runs):.2f}x"
+    return f"{len(runs)} published run{'' if len(runs) == 1 else 's'}, {at}: too few for a median"
 
 
 def median_costs(r: Results, dec: Decision) -> tuple[dict, dict] | None:
@@ -161,7 +165,7 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
         else:
             said.append("the hosted API at its price" if o.variant == "api" else
                         f"{device_name(r, o.device)} as measured" if o.measured_by else
-                        f"{device_name(r, o.device)} as predicted ({few_runs(len(own_runs(r, dec, o)))})")
+                        f"{device_name(r, o.device)} as predicted ({few_runs(own_runs(r, dec, o))})")
     lead = lead_at(dec, got)
     if lead is None:
         return (f" At the median speeds of the devices' published runs ({'; '.join(said)}) neither would meet "

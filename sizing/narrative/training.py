@@ -24,23 +24,27 @@ def servers(r: Results, dec: Decision, o: Option, v: dict) -> str:
             f"{human(whole, '')} where sold by the server")
     took, cost, m = v.get("duration_whole_domains"), v.get("cost_whole_domains"), v.get("whole_domain_devices")
     if isinstance(took, float) and isinstance(cost, float) and isinstance(m, float):
-        line += (f"; on all {human(m, '')} the run takes {human(took, 's', 'days')}{deadline_left(r, dec, o, took)} "
-                 f"and costs {money_text(cost)}")
+        left, slow = deadline_left(r, dec, o, took)
+        line += (f"; on all {human(m, '')} the run takes {human(took, 's', 'days')}{left} and costs "
+                 f"{money_text(cost)}" + (f"; at its {slow[0]}, {human(took / slow[1], 's', 'days')} and "
+                                          f"{money_text(cost / slow[1])}" if slow else ""))
     return line
 
 
-def deadline_left(r: Results, dec: Decision, o: Option, took: float) -> str:
-    """' (10.5 % of the deadline to spare; 28.88 days at its published runs' median speed, 0.93x)' where a deadline
-    is given (the time at that speed: the time over it)."""
+def deadline_left(r: Results, dec: Decision, o: Option, took: float) -> tuple[str, tuple[str, float] | None]:
+    """' (10.5 % of the deadline to spare)' where a deadline is given ('past the deadline'), and where the device has
+    published runs and the time leaves the deadline, what its speed is called and the speed ("published run's speed,
+    0.93x", 0.93): the time and the cost (the devices rented or written off by the hour) over it are the run's at that
+    speed (a procurement reviewer found no price for the run at the speed the report warns of)."""
     key = f"workload.{o.workload or dec.workload}.deadline"
     if key not in r.inputs:
-        return ""
-    left = 1 - took / r.inputs[key].value.value
+        return "", None
+    if took > r.inputs[key].value.value:
+        return " (past the deadline)", None
     runs = own_runs(r, dec, o)
     seen = statistics.median(runs) if runs else None
     whose = "published run's" if len(runs) == 1 else "published runs' median"
-    slow = f"; {human(took / seen, 's', 'days')} at its {whose} speed, {seen:.2f}x" if seen else ""
-    return f" ({spare(took, r.inputs[key].value.value)}{slow})" if left >= 0 else " (past the deadline)"
+    return f" ({spare(took, r.inputs[key].value.value)})", ((f"{whose} speed, {seen:.2f}x", seen) if seen else None)
 
 
 def spare(took: float, deadline: float) -> str:

@@ -204,6 +204,7 @@ def aligned(values: list[Any], unit: str, display: str | None = None, digits: in
         small = 1 - math.floor(math.log10(min(mags)))
         decimals = max(0, min(3, max(big, small)))
     suffix = " %" if percent else "" if money else f" {currency.units(name)}".rstrip()
+    hourly = money and name.endswith("/hour")        # a rate a fleet's devices and hours multiply
 
     def one(v: Any) -> str:
         v = plain(v)
@@ -212,6 +213,8 @@ def aligned(values: list[Any], unit: str, display: str | None = None, digits: in
         x = v * scale
         tiny = x and abs(x) < 0.5 * 10 ** -decimals
         text = f"{10 ** -decimals:.{decimals}f}" if tiny else fixed(x, decimals)
+        if hourly and decimals == 2 and abs(x * 100 - round(x * 100)) > 1e-6:
+            text = fixed(x, 4)       # an owned device's cost an hour, as the verdicts multiply it: $1.4553, not $1.46
         if money:
             text = f"{currency.symbol()}{text}{name[1:]}"
         else:
