@@ -11,7 +11,7 @@ import pytest
 
 from helpers import results_at, results_of, shown
 
-from sizing.narrative.memo import action
+from sizing.narrative.memo import action, option_words
 from sizing.render.report.memo import meets, options_table
 from sizing.render.report.sensitivity import sensitivity
 
@@ -37,7 +37,9 @@ def test_a_tie_broken_the_other_way_is_one_clause_not_a_list_of_changes():
                              "MI300X (precision bf16, batch 16, as stated), at the same cost on the same devices paid "
                              "alike")                # its own precision and batch beside the FP8 alternative's
     # the table still lists each move
-    assert sum(row[2] != "mi300x, fp8" or row[4] != "mi300x, fp8" for row in s.table.rows) == 9
+    fp8 = option_words(r, r.decision.best, short=True)      # as the options table names it, not 'mi300x, fp8'
+    assert fp8.startswith("Instinct MI300X (precision fp8")
+    assert sum(row[2] != fp8 or row[4] != fp8 for row in s.table.rows) == 9
 
 
 def test_a_move_that_changes_the_purchase_is_still_listed_one_by_one():
@@ -279,3 +281,24 @@ def test_page_one_names_the_fleet_shaping_fields_left_at_their_defaults():
     assert not any("given" in x for x in risks(r, serve, serve.best, date(2026, 12, 7), detail=False))
     chat = results_of("chat-70b-fp8")                 # every one stated: nothing said
     assert not any("given" in x for x in risks(chat, chat.decision, chat.decision.best, date(2026, 12, 7)))
+
+
+def test_the_technical_comparison_and_the_sensitivity_table_name_options_as_the_options_table_does():
+    """A procurement reviewer read 'h100, b32' and 'h100 (b32)' in the technical comparison and the sensitivity
+    tables as internal codes: they name each option as the options table does ('H100 SXM5 80GB (batch 32)')."""
+    from sizing.narrative.decision import why
+    from sizing.narrative.memo import table_names
+    from sizing.render.report.page_one import comparison
+    r = results_of("platform-two-services")
+    for i, dec in enumerate(r.decisions):
+        names = table_names(r, dec)
+        table, _ = comparison(r, dec)
+        assert [row[1] for row in table.rows] == [names[o.id] for o in
+                                                 sorted(dec.options, key=lambda o: (o.rank is None, o.rank or 0))]
+        assert not [row for row in table.rows if ", b" in row[1] or row[1] == dec.best.label]
+        s = sensitivity(r, i)
+        assert {row[k] for row in s.table.rows for k in (2, 4)} <= set(names.values()) | {"none qualifies",
+                                                                                          "(already 100 %)"}
+    code = next(d for d in r.decisions if d.workload == "code")
+    assert table_names(r, code)[code.best.id] == "H100 SXM5 80GB (batch 32)"
+    assert why(r, code)[1][0].startswith("Of the 6 options compared, H100 SXM5 80GB (batch 32) has the lowest")

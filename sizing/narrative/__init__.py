@@ -8,7 +8,7 @@ from .common import (REQUIRE_WORDS, defs, device_name, held_against, input_text,
 from .money import (BASIS_WORDS, HOURS_PER_MONTH, api_service_words, api_target_words, api_words, basis_words,
                     committed, cost_driver, cost_sentence, money, money_text, renting)
 from .decision import (alternative_words, device_deployment, failure_tag, failure_words, fleet_words, forward_reason,
-                       option_name, option_tag, physics, target_detail, time_driver, value_words, verdict, why)
+                       option_tag, physics, target_detail, time_driver, value_words, verdict, why)
 from .findings import (breakeven, breakeven_words, crossover_words, finding, findings, plain, precision_finding,
                        train_fit)
 
@@ -16,6 +16,6 @@ __all__ = ['BASIS_WORDS', 'HOURS_PER_MONTH', 'REQUIRE_WORDS', 'alternative_words
            'api_target_words', 'api_words', 'basis_words', 'breakeven', 'breakeven_words', 'committed', 'cost_driver',
            'cost_sentence', 'crossover_words', 'defs', 'device_deployment', 'device_name', 'failure_tag',
            'failure_words', 'finding', 'findings', 'fleet_words', 'forward_reason', 'held_against', 'input_text',
-           'label', 'money', 'money_text', 'objective_words', 'option_name', 'option_tag', 'pairs_of', 'physics',
+           'label', 'money', 'money_text', 'objective_words', 'option_tag', 'pairs_of', 'physics',
            'plain', 'precision_finding', 'rate', 'renting', 'role_value', 'show', 'target_detail', 'time_driver', 'train_fit',
            'used_keys', 'value_words', 'verdict', 'why', 'workload_ids', 'workload_title']

@@ -14,6 +14,7 @@ from ..results import Decision, Failure, Option
 from ..schema import REQUIREMENTS
 
 from .common import REQUIRE_WORDS, held_against, input_text, label, objective_words, pairs_of, role_value, show
+from .memo import option_words, short_name
 from .money import (api_service_words, api_target_words, api_unstated, basis_words, cost_driver, cost_sentence, money,
                     money_text)
 
@@ -52,7 +53,7 @@ def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
     if dec.budget:
         checked.append("keep within the budget")
     cond = f" among those that {' and '.join(checked)}" if checked and b.variant != "api" else ""
-    name = option_name(b)
+    name = option_words(r, b)
     if len(ranking) > 1:
         first = f"Of the {len(ranking)} options compared, {name} has the {word} {objective_words(dec)} " \
                 f"({value_words(r, dec, b)}){cond}."
@@ -70,7 +71,7 @@ def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
         extra = [f"The run costs{run}."] + extra
     if cheapest is not None and cheapest.id != b.id and cheapest.failures:
         tag = option_tag(r, dec, cheapest)
-        other = option_name(cheapest)
+        other = option_words(r, cheapest)
         lost = f"Of all the options, {other} would have the {word} {objective_words(dec)} " \
                f"({value_words(r, dec, cheapest)}) but {failure_words(r, cheapest, dec)}."
         return tag, [first, lost] + (physics(r, p)[1] if b.variant != "api" else []) + extra
@@ -79,15 +80,6 @@ def why(r: Results, dec: Decision) -> tuple[str, list[str]]:
     tag, more = physics(r, p)
     return ("cost: renting as traffic needs is cheaper than holding a fleet" if b.variant == "busy_hours" else tag), \
         [first] + more + extra
-
-
-def option_name(o: Option) -> str:
-    """An option as a sentence names it: 'h100', 'h100 (fp8)', 'h100 rented on demand as traffic needs', 'the
-    hosted API'."""
-    device = f"{o.device} ({o.alternative})" if o.alternative else o.device
-    if o.variant == "fleet":
-        return device
-    return "the hosted API" if o.variant == "api" else f"{device} rented on demand as traffic needs"
 
 
 def alternative_words(r: Results, o: Option) -> str:
@@ -125,25 +117,25 @@ def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
     if p.kind == "generate" and v.get("bound") in ("memory", "compute"):
         if v["bound"] == "memory":
             return "memory-bound", [
-                f"Decoding is memory-bound on {p.device}: each step reads {show(p, 'step_bytes')} of weights"
+                f"Decoding is memory-bound on {short_name(r, p.device)}: each step reads {show(p, 'step_bytes')} of weights"
                 f"{' and KV cache' if 'kv_read_bytes' in v else ''} for {show(p, 'step_flops')} of work "
                 f"(intensity {show(p, 'intensity')}, below the device's ridge point of "
                 f"{show(p, 'delivered_ridge_point')} at the delivered rates), so memory bandwidth and price, not "
                 f"peak compute, decide speed and cost."]
         return "compute-bound", [
-            f"Decoding is compute-bound on {p.device} at this batch (intensity {show(p, 'intensity')} above the "
+            f"Decoding is compute-bound on {short_name(r, p.device)} at this batch (intensity {show(p, 'intensity')} above the "
             f"ridge point of {show(p, 'delivered_ridge_point')} at the delivered rates): the delivered rate "
             f"({show(p, 'delivered_rate')}) decides."]
     if p.kind == "matmul":
         share = v.get("transfer_share")
         if isinstance(share, float) and share > 0.5:
             return "link-bound", [
-                f"The host link dominates on {p.device}: moving the operands takes {show(p, 'transfer_time')} of "
+                f"The host link dominates on {short_name(r, p.device)}: moving the operands takes {show(p, 'transfer_time')} of "
                 f"the {show(p, 'total_time')} elapsed ({show(p, 'transfer_share')}); the kernel itself takes "
                 f"{show(p, 'kernel_time')}."]
         if v.get("bound") in ("memory", "compute"):
             return f"{v['bound']}-bound", [
-                f"On {p.device} the product is {v['bound']}-bound (intensity {show(p, 'intensity')}, ridge point "
+                f"On {short_name(r, p.device)} the product is {v['bound']}-bound (intensity {show(p, 'intensity')}, ridge point "
                 f"{show(p, 'delivered_ridge_point')} at the delivered rates)."]
         return "elapsed time", []
     if p.kind == "forward":
@@ -151,12 +143,12 @@ def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
     if p.kind == "train":
         if v.get("fits") is False and v.get("devices_to_fit") == 0:
             return "does not fit", [
-                f"One sequence's activations ({show(p, 'activation_per_sequence')}) outgrow one {p.device}'s usable "
+                f"One sequence's activations ({show(p, 'activation_per_sequence')}) outgrow one {short_name(r, p.device)}'s usable "
                 f"memory ({show(p, 'usable_memory')}), however the state is spread: set recompute: true, or split the "
                 "model over devices with parallel.tensor."]
         if v.get("fits") is False:
             return "does not fit", [
-                f"The training state ({show(p, 'state_bytes')}) does not fit in one {p.device}: "
+                f"The training state ({show(p, 'state_bytes')}) does not fit in one {short_name(r, p.device)}: "
                 f"{show(p, 'devices')} devices are used."]
         return "cost", []
     return "cost", []
@@ -170,7 +162,7 @@ def forward_reason(r: Results, p: Pair) -> tuple[str, list[str]]:
     meets = bool(target and p.values.get("meets_latency"))
     if faster:
         f = min(faster, key=lambda o: o.values["latency"])
-        but = f"{p.device} already meets the {target} latency target, so speed beyond it buys nothing here" \
+        but = f"{short_name(r, p.device)} already meets the {target} latency target, so speed beyond it buys nothing here" \
             if meets else f"{f.device} costs more"
         out.append(f"{f.device} is faster ({show(f, 'latency')} against {show(p, 'latency')}), but {but}.")
         return ("cost: the cheaper device meets the latency target" if meets else "cost"), out

@@ -88,6 +88,19 @@ def option_words(r: Results, o: Option, short: bool = False) -> str:
     return name
 
 
+def table_names(r: Results, dec: Decision, figure: bool = True) -> dict[str, str]:
+    """Each option of a decision as a table names it ('Instinct MI300X (batch 21), on demand'; option_words, short),
+    the engine's label where two would read the same (a procurement reviewer read 'h100, b32' as an internal code);
+    without `figure`, the scenario's own batch beside a found one reads '(as stated)' (the workbook's: its batch is
+    an input an edit would leave stale in a name)."""
+    words = {o.id: option_words(r, o, short=True) for o in dec.options}
+    if not figure:
+        words = {o.id: w.replace(stated_batch(r, o) or "\0", " (as stated)", 1)
+                 for o, w in zip(dec.options, words.values())}
+    seen = list(words.values())
+    return {o.id: (o.label if seen.count(words[o.id]) > 1 else words[o.id]) for o in dec.options}
+
+
 def stated_batch(r: Results, o: Option) -> str:
     """' (batch 16, as stated)' for an option of a workload as written on a device where sizing ranks a batch it found
     beside it (a signer read 'Instinct MI300X on demand' without knowing which batch); '' otherwise."""

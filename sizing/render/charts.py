@@ -290,9 +290,10 @@ def tornado(title: str, base: float, rows: list[Swing], unit: str, low_label: st
                                 color="#aa0000", parse_math=False)
                 continue
             ax.barh(i, v / factor - b, left=b, height=0.6, color=col, label=lab if i == 0 else None)
-            if note:
-                ax.annotate(note, (v / factor, i), xytext=(3 if v / factor >= b else -3, 0),
-                            textcoords="offset points", va="center", ha="left" if v / factor >= b else "right",
+            if note:                            # beside the bar's end; a bar of no width: on its side of the base
+                right = v / factor > b or (v / factor == b and col == "#e08a3c")     # (it lay over the other bar)
+                ax.annotate(note, (v / factor, i), xytext=(3 if right else -3, 0),
+                            textcoords="offset points", va="center", ha="left" if right else "right",
                             fontsize=6.5, color="#aa0000", parse_math=False)
     ax.axvline(b, color="black", linewidth=0.8)
     ax.set_yticks(range(len(rows)), [r.label for r in reversed(rows)])

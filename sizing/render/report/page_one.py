@@ -11,7 +11,7 @@ from ...evaluate import Pair, Results
 from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label, objective_words, pairs_of, show,
                           value_words, verdict, why, workload_title)
 from ..format import aligned, human
-from ...narrative.memo import action, fallback, margin_words, option_words, reason, requirements
+from ...narrative.memo import action, fallback, margin_words, option_words, reason, requirements, table_names
 from ...narrative.layouts import another
 from ...narrative.risks import risks
 from . import memo
@@ -151,12 +151,12 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
     first = sorted(figures, key=lambda q: q != "fleet_devices")[:FIGURE_COLUMNS]   # what is bought, then the rest
     figures = [q for q in figures if q in first]                                    # in the order of the kind
     head = ("Rank", "Option", label(qid)) + tuple(label(q) for q in figures) + ("Verdict",)
-    rows, mark = [], None
+    rows, mark, names = [], None, table_names(r, dec)
     for i, (o, p) in enumerate(ranked):
         value = value_words(r, dec, o)
         if o.id == dec.recommendation:
             mark = i
-        rows.append((str(o.rank) if o.rank else "–", o.label, value, verdict(r, dec, o)))
+        rows.append((str(o.rank) if o.rank else "–", names[o.id], value, verdict(r, dec, o)))
     columns = [column(ranked, q, present[q]) for q in figures]
     rows = [(*row[:3], *(c[i] for c in columns), row[3]) for i, row in enumerate(rows)]
     align = ("r", "l", "r") + ("r",) * len(figures) + ("l",)

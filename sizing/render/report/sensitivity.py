@@ -48,6 +48,10 @@ class Outcome:
     words: str | None = None         # the option recommended, as a sentence names it
     devices: float | None = None     # a training run's devices there (a deadline's count moves with the inputs)
     tie: bool = False                # another option on the same devices, paid alike, at the same headline
+    name: str | None = None          # the option recommended as the options table names it (not its label)
+
+    def named(self) -> str:
+        return self.name or self.device or "none qualifies"
 
 
 def sensitivity(r: Results, which: int) -> Sensitivity | None:
@@ -79,7 +83,7 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
                 chosen.variant == dec.best.variant and fmt(chosen.value) == fmt(base) and not moved
             out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None,
                                nudged(r, key, f), apart_from(r, chosen, dec.best) if chosen else none_words(r, dec, alt),
-                               n if moved else None, tie))
+                               n if moved else None, tie, option_words(r, chosen, short=True) if chosen else None))
         moves.append((key, out))
     changed = lambda o: o.moved and (o.device != best or fmt(o.value) != fmt(base))   # noqa: E731
     shown = [m for m in moves if any(changed(o) for o in m[1])]
@@ -93,7 +97,7 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
              f"headline.")
     widest = sorted(shown, key=lambda m: (-swing(base, m[1]), m[0]))[:TORNADO_ROWS]     # a tornado: widest first
     swings = [charts.Swing(input_label(r, key), *(o.value if o.moved else None for o in out),
-                           *(f"→ {o.device or 'none qualifies'}" if o.moved and o.device != best else "" for o in out))
+                           *(f"→ {o.named()}" if o.moved and o.device != best else "" for o in out))
               for key, out in widest]
     chart = None
     if swings:
@@ -104,7 +108,7 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
                       charts.tornado(f"Sensitivity of the {objective_words(dec)}", base, swings, d.unit,
                                      "assumption −25 %", "assumption +25 %"))
     rows = tuple((input_label(r, key), separated(r.inputs[key].value.text),
-                  *(x for o in out for x in ((o.device or "none qualifies", fmt(o.value) + on_devices(o, table=True)) if o.moved
+                  *(x for o in out for x in ((o.named(), fmt(o.value) + on_devices(o, table=True)) if o.moved
                                              else ("(already 100 %)", ""))))
                  for key, out in shown)
     head = ("Assumption", "As given", "−25 %: recommended", "headline", "+25 %: recommended", "headline")

@@ -367,14 +367,11 @@ class Book:
 
 def option_names(r: Results, dec: Any) -> dict[str, str]:
     """Each option of a decision as the workbook names it: as the report does ('Instinct MI300X (batch 21), on
-    demand'), its cost basis left to the Summary's live column, the scenario's own batch beside a found one '(as
-    stated)' without its figure (the batch is an input: an edit would leave the name stale); the engine's label
-    where two options would read the same (a finance reviewer read 'mi300x, b21' as an internal code)."""
-    from ...narrative.memo import option_words, stated_batch
-    words = {o.id: option_words(r, o, short=True).replace(stated_batch(r, o) or "\0", " (as stated)", 1)
-             for o in dec.options}
-    seen = list(words.values())
-    return {o.id: (o.label if seen.count(words[o.id]) > 1 else words[o.id]) for o in dec.options}
+    demand'), the scenario's own batch beside a found one '(as stated)' without its figure (the batch is an input: an
+    edit would leave the name stale); the engine's label where two would read the same (a finance reviewer read
+    'mi300x, b21' as an internal code)."""
+    from ...narrative.memo import table_names
+    return table_names(r, dec, figure=False)
 
 
 def option_value(b: Book, dec: Any, o: Any, qid: str) -> tuple[str | None, Any]:
