@@ -236,6 +236,20 @@ def test_a_request_beyond_the_context_is_a_located_warning():
         "length of model 'dense' (8,192)" in line
 
 
+def test_a_planned_utilisation_under_a_tenth_is_a_located_warning():
+    """A new user typed 'max_utilisation: 0.8 %' for 80 %: validate said 'ok' and the fleet came out a hundred times
+    too large. Under 10 % it is a warning naming the likely figure; 60 % is not."""
+    text = (f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n"
+            "  w: {kind: generate, model: dense, traffic: {peak: 2 request/s, max_utilisation: PLAN}}\n")
+    (line,) = [p for p in problems_of(text.replace("PLAN", "0.8 %")) if "max_utilisation" in p]
+    where = text.index("PLAN")
+    assert line.startswith(f"s.yaml:{text[:where].count(chr(10)) + 1}:{where - text.rindex(chr(10), 0, where)}: ")
+    assert ": warning: workloads.w.traffic.max_utilisation: '0.8 %' plans each " \
+        "replica busy under 10 % of the time at the peak, so the fleet holds about 125 times the capacity the peak " \
+        "uses; did you mean 80 %? (60-85 % is usual)" in line
+    assert not [p for p in problems_of(text.replace("PLAN", "60 %")) if "max_utilisation" in p]
+
+
 def test_a_tensor_split_that_does_not_divide_the_heads_is_a_located_warning():
     def heads_problems(workload: str) -> list[str]:
         text = f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n  w: {workload}\n"

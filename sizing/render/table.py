@@ -126,8 +126,8 @@ def spread_lines(r: Results, d, width: int | None = None) -> list[str]:
                      C.share(o.meets_probability), p5, p50, p95])
     lines += ["    " + ln for ln in table(rows, inside(width, 4))]
     if left:
-        lines += wrapped(f"    ({left} more option{'s' if left > 1 else ''}, never the best in a draw, left out; "
-                         "--format json lists every one)", width)
+        lines += wrapped(f"    ({left} more option{'s' if left > 1 else ''} left out, {'each' if left > 1 else 'also'} "
+                         "never the best in a draw; --format json lists every one)", width)
     for text in (C.regret_words(r, d), C.drivers_sentence(r, d)):
         if text:
             lines += wrapped(f"  {text}", width)
