@@ -35,6 +35,11 @@ class Sweep:
     by: Sweep | None = None
 
 
+# YAML problems after which the document read is still the one meant, so its checks run too ("every problem of a file
+# at once": a new user saw one duplicate key, then nine more problems once it was gone); the first of two keys is kept.
+KEPT_GOING = frozenset({"yaml-duplicate-key", "yaml-ambiguous-key"})
+
+
 # -- scenario ------------------------------------------------------------------------------
 def load_scenario(path: str | Path, name: str | None = None) -> tuple[Scenario | None, list[Problem]]:
     """Load and check a scenario file; return (scenario or None, every problem found)."""
@@ -47,7 +52,7 @@ def load_scenario(path: str | Path, name: str | None = None) -> tuple[Scenario |
 
 def load_scenario_bytes(data: bytes, name: str, base: Path = Path(".")) -> tuple[Scenario | None, list[Problem]]:
     node, problems = load_text(data, name)
-    if node is None or problems:
+    if node is None or any(p.code not in KEPT_GOING for p in problems):
         return None, problems
     scn, more = build(node, name, data, base)
     problems = sorted(set(problems + more), key=lambda p: (p.file != name, p.file, p.line, p.col, p.message))

@@ -122,6 +122,16 @@ def test_all_problems_are_reported_together():
     assert [ln.split(": ")[0] for ln in lines] == ["s.yaml:7:5", "s.yaml:8:12", "s.yaml:13:33"]
 
 
+def test_a_duplicate_key_does_not_hide_the_other_problems():
+    """A new user saw one 'duplicate key' line, fixed it and met nine more: the document read (the first of the two
+    keys kept) is checked too, so all come at once."""
+    text = with_line("    memory: 80 GB", "    memory: 80 GB\n    memory: 90 GB\n    memroy: 80 GB")
+    text = text.replace("model: m7}", "model: m8}")
+    lines = [p for p in problems_of(text) if ": warning: " not in p]
+    assert [ln.split(": ")[0] for ln in lines] == ["s.yaml:8:5", "s.yaml:9:5", "s.yaml:14:33"]
+    assert "duplicate key 'memory' (first given at line 7)" in lines[0] and "memroy" in lines[1] and "m8" in lines[2]
+
+
 def test_missing_required_fields():
     assert problems_of("name: x\n") == [
         "s.yaml:1:1: error: missing required field 'devices': devices by id",
