@@ -166,6 +166,12 @@ def device_file(chk: Checker, ref: Value, base: Path, path: str, ent: Entity) ->
         chk.problem(ref, path, f"'{ref.value}' has a `from:` of its own; a device file must give its figures itself",
                     "wrong-shape")
         return None
+    whole = [k for k in ("sizing", "devices", "workloads") if node.get(k) is not None]
+    if whole:                          # a scenario, not one device: one line here, not one per key over there
+        chk.problem(ref, path, f"'{ref.value}' is a scenario (it has {', '.join(f'`{k}:`' for k in whole)}), not a "
+                    "device file; name a file `sizing measure -o` wrote, a catalog entry (`sizing catalog`), or copy "
+                    "the device's fields from that scenario's devices: here", "wrong-shape")
+        return None
     sub = Checker(str(target), source=f"device file {ref.value}")
     out = Entity("device", ent.id, line=ent.line, col=ent.col)
     sub.block(node, tuple(f for f in S.DEVICE_FIELDS if f.name != "from"), "", out.values)

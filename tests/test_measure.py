@@ -157,7 +157,10 @@ def test_a_bad_device_file_is_a_located_error(tmp_path):
     base = "sizing: 1\nname: s\ndevices:\n  d: {from: %s}\nworkloads:\n  w: {kind: matmul, m: 8, n: 8, k: 8}\n"
     _, problems = load_scenario_bytes((base % "bad.yaml").encode(), str(tmp_path / "s.yaml"), tmp_path)
     assert any(str(p).startswith(f"{tmp_path / 'bad.yaml'}:3:9: error: memory:") for p in problems), problems
-    for name, words in (("none.yaml", "it is not a device entry"), ("missing.yaml", "cannot use 'missing.yaml'")):
+    (tmp_path / "scenario.yaml").write_text(base % "bad.yaml")       # a scenario named as a device file: one line
+    for name, words in (("none.yaml", "it is not a device entry"), ("missing.yaml", "cannot use 'missing.yaml'"),
+                        ("scenario.yaml", "'scenario.yaml' is a scenario (it has `sizing:`, `devices:`, `workloads:`), "
+                                          "not a device file; name a file `sizing measure -o` wrote")):
         _, problems = load_scenario_bytes((base % name).encode(), str(tmp_path / "s.yaml"), tmp_path)
         assert [f"{p.file}:{p.line}:{p.col}" for p in problems] == [f"{tmp_path / 's.yaml'}:4:13"], problems
         assert words in problems[0].message
