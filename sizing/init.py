@@ -26,10 +26,17 @@ def device_id(token: str, devices: dict) -> tuple[str, str]:
 
 
 def rate(text: str) -> float:
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(?:/s|/ ?sec(?:ond)?|\s*request/s|\s*requests/s)?\s*", text)
-    if not m or float(m.group(1)) <= 0:
-        raise InitError(f"--peak {text}: expected requests per second like '5/s'")
-    return float(m.group(1))
+    """Requests per second from `--peak` as the scenario language takes a rate ('5/s', '1200 req/min', '20 rps'),
+    or a bare number of them per second."""
+    from .units import UnitError, parse_quantity
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*", text)
+    try:
+        value = float(m.group(1)) if m else parse_quantity(text, "request_rate")
+    except UnitError as e:
+        raise InitError(f"--peak {text}: {e}") from None
+    if not value > 0:
+        raise InitError(f"--peak {text}: expected a rate above zero, like '5/s'")
+    return value
 
 
 def common_precision(entries: list) -> tuple[str, str]:

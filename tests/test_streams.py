@@ -132,7 +132,17 @@ def test_init_names_what_it_cannot_find():
     assert bad.returncode == 2 and "no catalog model 'llama-3.1'; did you mean llama-3.1-8b" in bad.stderr
     bad = sizing("init", "chat", "--model", "llama-3.1-8b", "--devices", "z9000", "-o", "/tmp/never-written.yaml")
     assert bad.returncode == 2 and "no catalog device matches 'z9000'" in bad.stderr
+    bad = sizing("init", "chat", "--model", "llama-3.1-8b", "--devices", "h100", "--peak", "5 GB", "-o",
+                 "/tmp/never-written.yaml")
+    assert bad.returncode == 2 and "--peak 5 GB: expected a request rate like '20 request/s', got '5 GB' (a memory " \
+        "size)" in bad.stderr
     assert not os.path.exists("/tmp/never-written.yaml")
+
+
+def test_init_takes_the_peak_as_the_scenario_language_does():
+    """A new user's '1200 req/min' and '20 rps' were refused: 'expected requests per second like 5/s'."""
+    from sizing.init import rate
+    assert [rate(x) for x in ("5/s", "7", "1200 req/min", "20 rps", "2.5 request/s")] == [5, 7, 20, 20, 2.5]
 
 
 @pytest.mark.parametrize("width", [80, 120])
