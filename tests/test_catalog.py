@@ -95,6 +95,11 @@ def test_catalog_filters_and_json():
     text = run("--min-bandwidth", "5 TB/s").stdout
     assert text.startswith("devices:\n") and "models:" not in text and "nvidia-h100-sxm5-80gb" not in text
     assert run("--min-memory", "1 PB").stdout == "no catalog entry passes the filters\n"
+    # a weight-only format computes at 16 bits (a CPU at 32): every device with such a rate takes it
+    q4 = [e["id"] for e in json.loads(run("--precision", "q4_0", "--format", "json").stdout)["devices"]]
+    assert q4 == [d.id for d in devices.values() if any(d.has(f"compute.{p}") or d.has(f"delivered.{p}")
+                                                        for p in ("fp16", "bf16", "fp32")) or d.has("cpu.cores")]
+    assert "nvidia-h100-sxm5-80gb" in q4 and "illustrative-cpu-server" in q4
     bad = run("--min-memory", "80 GB/s")
     assert bad.returncode == 2 and bad.stderr.startswith("sizing: error: --min-memory 80 GB/s: ")
 

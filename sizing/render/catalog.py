@@ -60,7 +60,9 @@ def lines_of(entries: list[Entity], width: int | None) -> list[str]:
 def chosen(kind: str | None = None, min_memory: float | None = None, min_bandwidth: float | None = None,
            precision: str | None = None) -> tuple[list[Entity], list[Entity]]:
     """The devices (and, without a device filter, the models) that pass the filters: a device kind, at least so much
-    memory (bytes) or bandwidth (bytes/s), a rate at a precision (peak or delivered)."""
+    memory (bytes) or bandwidth (bytes/s), a rate at a precision (peak or delivered; for a weight-only format such as
+    q4_0, at the precision it computes at on the device: a new user's q4_0 found no device)."""
+    from ..binding import arithmetic, rated
     devices, models, _ = catalog()
     keep = []
     for e in devices.values():
@@ -70,7 +72,7 @@ def chosen(kind: str | None = None, min_memory: float | None = None, min_bandwid
             continue
         if min_bandwidth is not None and not (e.has("memory_bandwidth") and e.get("memory_bandwidth") >= min_bandwidth):
             continue
-        if precision and not (e.has(f"compute.{precision}") or e.has(f"delivered.{precision}")):
+        if precision and not rated(e, arithmetic(precision, e)):   # a weight-only format: the rate it computes at
             continue
         keep.append(e)
     filtered = any(x is not None for x in (kind, min_memory, min_bandwidth, precision))
