@@ -31,6 +31,10 @@ class DecisionChange:
     before_value: str
     after_value: str
     ranks: tuple[tuple[str, int | None, int | None], ...]      # options whose rank moved
+    labels: tuple[tuple[str, str], ...] = ()                      # option id -> its label, as `evaluate` names it
+
+    def label(self, oid: str | None) -> str:
+        return dict(self.labels).get(oid, oid) if oid else "none"
 
 
 @dataclass(frozen=True)
@@ -180,8 +184,10 @@ def diff(a: Results, b: Results) -> Diff:
                                              da.quantity != db.quantity else (db or da).quantity)
         if moved or (da and db and (da.recommendation != db.recommendation or value(da) != value(db))) \
                 or not (da and db):
+            labels = {o.id: o.label for d in (da, db) if d for o in d.options}
             decisions.append(DecisionChange(name, da.recommendation if da else None,
-                                            db.recommendation if db else None, value(da), value(db), moved))
+                                            db.recommendation if db else None, value(da), value(db), moved,
+                                            tuple(labels.items())))
     return Diff(tuple(inputs), tuple(figures), tuple(decisions))
 
 
@@ -204,10 +210,10 @@ def as_text(d: Diff, first: str, second: str, width: int | None = None) -> str:
             rows.append([f"{wid} / {did}", qid, c.before_text, c.after_text, change(c.before, c.after)])
         lines += ["", f"figures ({len(d.figures)} changed):", *("  " + ln for ln in table(rows, width and width - 2))]
     for dc in d.decisions:
-        lines += ["", *wrapped(f"decision {dc.decision}: {dc.before or 'none'} ({dc.before_value}) -> "
-                               f"{dc.after or 'none'} ({dc.after_value})"
+        lines += ["", *wrapped(f"decision {dc.decision}: {dc.label(dc.before)} ({dc.before_value}) -> "
+                               f"{dc.label(dc.after)} ({dc.after_value})"
                                + ("" if dc.before == dc.after else "  RECOMMENDATION CHANGED"), width)]
-        lines += [f"  {oid}: rank {r0 if r0 is not None else '-'} -> {r1 if r1 is not None else '-'}"
+        lines += [f"  {dc.label(oid)}: rank {r0 if r0 is not None else '-'} -> {r1 if r1 is not None else '-'}"
                   for oid, r0, r1 in dc.ranks]
     return "\n".join(lines) + "\n"
 

@@ -49,8 +49,12 @@ def test_diff_lists_the_changed_input_and_the_figures_and_decisions_it_moves(tmp
     assert ("h100 busy hours", 5, 9) in [tuple(x) for x in dc["ranks"]]
     text = sizing("diff", str(a), str(b)).stdout
     assert text.startswith(f"{a} -> {b}\n\ninputs (1 changed):")
-    for dc in out["decisions"]:
-        assert f"decision {dc['decision']}: {dc['before']} ({dc['before_value']}) -> {dc['after']}" in text
+    for dc in out["decisions"]:          # the text names options by label (as evaluate does), the JSON by id too
+        names = dict(dc["labels"])
+        assert names["h100 busy hours"] == "h100, on demand as traffic needs" and names["api"] == "hosted API"
+        assert f"decision {dc['decision']}: {names[dc['before']]} ({dc['before_value']}) -> {names[dc['after']]}" \
+            in text
+        assert "  h100, on demand as traffic needs: rank 5 -> 9" in text
 
 
 def test_a_changed_recommendation_is_said(tmp_path):
@@ -60,8 +64,8 @@ def test_a_changed_recommendation_is_said(tmp_path):
     done = sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"))
     assert done.returncode == 0, done.stderr
     # the MI300X at the batch sizing found for it, then the B200 at its own
-    assert "decision chat: monthly_cost: mi300x b21 busy hours ($4,133/month) -> b200 b46 busy hours ($5,479/month)" \
-        in done.stdout
+    assert "decision chat: monthly_cost: mi300x, b21, on demand as traffic needs ($4,133/month) -> b200, b46, on " \
+        "demand as traffic needs ($5,479/month)" in done.stdout.replace("\n  ", " ")   # as evaluate names them
     assert "RECOMMENDATION CHANGED" in done.stdout
     row = next(ln for ln in done.stdout.splitlines() if "chat / mi300x" in ln and "monthly_cost" in ln)
     assert row.split()[-4:] == ["$8,109/month", "$11,396/month", "+40.5", "%"]       # 6 devices at 2.60 vs 1.85
