@@ -43,8 +43,7 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
     name = device_name(r, best.device) if best and best.variant != "api" else ""
     own = best if best and best.variant == "fleet" else next((o for o in dec.options if o.variant == "fleet"
                                                               and o.passes), None)
-    fleet = fleet_words(r, pair_of(r, dec, own), option_words(r, own, short=True) if own.alternative else
-                        own.label) if own else ""
+    fleet = fleet_words(r, pair_of(r, dec, own), option_words(r, own, short=True)) if own else ""
     if own is not best and fleet:
         fleet = f"{fleet[:-1]}; {show(pair_of(r, dec, own), own.quantity)}."
     sure = confidence(r, dec)
