@@ -90,7 +90,7 @@ def test_a_10000_point_sweep_keeps_its_live_grid_within_the_cell_budget():
 
 # Functions every spreadsheet has had since Excel 2007: none needs XlsxWriter's `_xlfn.` prefix (which the
 # writer therefore does not search for).
-CLASSIC = {"ABS", "AND", "COUNT", "COUNTIF", "EXP", "IF", "IFERROR", "INDEX", "ISBLANK", "ISERROR", "ISNUMBER", "LN", "MATCH", "N",
+CLASSIC = {"ABS", "AND", "COUNT", "COUNTIF", "EXP", "FIXED", "IF", "IFERROR", "INDEX", "ISBLANK", "ISERROR", "ISNUMBER", "LN", "MATCH", "N",
            "MAX", "MIN", "NOT", "OR", "POISSON", "RANK", "REPLACE", "ROUNDDOWN", "ROUNDUP", "SUMPRODUCT", "TRIM",
            "TRUE"}                    # each in Excel since 2003 and in LibreOffice
 
@@ -201,12 +201,20 @@ def test_summary_money_multiplies_out(books, name):
             assert row["devices (on demand: at the peak)"] * rate * hours == pytest.approx(monthly, rel=1e-9)
     assert any(row["capital"] > 0 for row in priced) or name == "chat-70b-fp8"
     assert {row["cost basis"] for row in priced} >= {"rent on demand"} or name == "platform-two-services"
-    rules = {c.value for c in openpyxl.load_workbook(io.BytesIO(data))["Summary"]["A"]
+    rules = {c.value for c in openpyxl.load_workbook(io.BytesIO(data), data_only=True)["Summary"]["A"]
              if str(c.value).startswith("money reconciles, ")}            # each rule once, under the table
     assert "money reconciles, on demand: devices billed on average × hourly rate × 730.5 hours a month = monthly" \
         in rules
     assert "money reconciles, held all month (own, rent, reserved): capital / horizon + operating = monthly = " \
            "devices × hourly rate × 730.5 hours a month" in rules
+    # where the rows' horizons differ (an owned fleet written off over 4 years beside 36 months of renting), a line
+    # says their totals do not compare (a finance reviewer compared them)
+    months = {row["horizon (months)"] for row in summary_rows(data)}
+    said = [c.value for c in openpyxl.load_workbook(io.BytesIO(data), data_only=True)["Summary"]["A"]
+            if str(c.value).startswith("the rows' horizons differ")]
+    assert said == (["the rows' horizons differ (an owned fleet's: its write-off period; else 36 months): compare "
+                     "monthly costs, not totals over the horizon"] if len(months) > 1 else [])
+    assert len(months) > 1 or name != "eu-assistant-eur"
 
 
 COST_ROWS = ("rent_rate", "own_rate", "hourly_rate", "cost_basis", "owned_fleet", "breakeven_utilisation", "capex",

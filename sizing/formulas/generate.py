@@ -75,8 +75,9 @@ def gen_max_batch(q):
     room = q.replica_memory - q.weights_bytes
     sequence = q.context_tokens * q.kv_bytes_per_token
     # the workspace is the smaller of the batch's prompts and a full chunk, so the batch fits when either bound holds
-    return maximum(0, maximum(floor(room / (sequence + q.input_tokens * per_token)),
-                              floor((room - PREFILL_CHUNK * per_token) / sequence)))
+    # (each floored at 0 first: the workbook's ROUNDDOWN truncates a negative toward zero, floor does not)
+    return maximum(floor(maximum(0, room) / (sequence + q.input_tokens * per_token)),
+                   floor(maximum(0, room - PREFILL_CHUNK * per_token) / sequence))
 
 
 @quantity("generate", "devices_to_fit", "", "devices needed to hold the weights, the KV cache and the workspace",

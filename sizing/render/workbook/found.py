@@ -5,7 +5,7 @@ the master check does not require them)."""
 
 from __future__ import annotations
 
-from ...batch_search import GAIN, VARIANTS, allowance, kind_of, latencies
+from ...batch_search import GAIN, TIGHT, VARIANTS, allowance, kind_of, latencies
 from ...decide import MONTHLY, pair_of
 from ...results import Decision, Option
 from ...formulas.expr import constant
@@ -14,6 +14,8 @@ from .checks import colour_booleans
 from .sheet import column_letter
 
 SAVING = constant("found_batch_saving", GAIN, "", "the least a batch sizing finds must save against the stated batch")
+SPARE = constant("found_batch_spare", TIGHT, "", "the share of each latency target a batch sizing finds leaves to spare "
+                 "(unless the device's published runs are slower)")
 LABELS = ["option at the found batch", "batch found by sizing", "share of each latency target it may use",
           "closest latency, as a share of its target", "within the share it may use",
           f"{GAIN * 100:.0f} % cheaper than the stated batch", "still by its rule", "why that share"]
@@ -77,7 +79,10 @@ def found_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tu
     put_text(ws, row, 1, b.option_name(dec, o))
     put(ws, row, 2, f'={batch}&" (stated: "&{was}&")"', value_of=f"{int(w.get('batch'))} (stated: {written})")
     allowed = allowance(b.r, o.device, kind)
-    put(ws, row, 3, allowed.share, "0.0%", value_of=allowed.share)
+    if allowed.median is None:          # the rule's constant; a device's median speed is a figure of its records
+        put(ws, row, 3, f"=1-{b.constant(SPARE)}", "0.0%", value_of=allowed.share)
+    else:
+        put(ws, row, 3, allowed.share, "0.0%", value_of=allowed.share)
     put_text(ws, row, 8, "a tenth to spare" if allowed.median is None else
              f"median of {allowed.runs} published runs")
     p = pair_of(b.r, dec, o)

@@ -30,7 +30,7 @@ PER_HOUR = lambda: money(2) + '"/hour"'      # noqa: E731  ('$1.85/hour', in the
 HOURLY = "hourly rate per device (owned: cost per device-hour)"
 SERVING_CHECK = "money reconciles (the rules: under the table)"
 UNPRICED = "n/a: no cost to reconcile"      # unpriced or infeasible (no cost shown); the Checks AND skips text
-HOURS = f"{MONTH.value / 3600:g} hours a month"     # 1/12 of a year of 365.25 days
+HOURS = f"{MONTH.value / 3600:g} hours a month"     # 1/12 of a year of 365.25 days (written from the Constants)
 RULE = {"fleet": f"capital / horizon + operating = monthly = devices × hourly rate × {HOURS}",
         "busy_hours": f"devices billed on average × hourly rate × {HOURS} = monthly",
         "api": "cost per million output tokens × million output tokens a month = monthly"}
@@ -126,10 +126,28 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, cho
         if serving:                                   # a blank row: the options' block ends above it
             ways = [v for v in RULE if any(o.variant == v for o, *_ in cells)]
             for k, v in enumerate(ways):               # each rule once (a note per row printed as a wall of text)
-                put_text(ws, last + 2 + k, 1, f"money reconciles, {RULE_OF[v]}: {RULE[v]}", "sizing note")
-            after = recommended(b, ws, last + 3 + len(ways), dec, row + 1, first, last, chosen, which)
+                said = f"money reconciles, {RULE_OF[v]}: {RULE[v]}"        # the month's hours from the Constants
+                head, hours, tail = said.partition(f"{MONTH.value / PER[3600].value:g}")
+                put(ws, last + 2 + k, 1, f'="{head}"&FIXED({b.constant(MONTH)}/{b.constant(PER[3600])},1)&"{tail}"'
+                    if hours else said, style="sizing note", value_of=said)
+            horizons(b, ws, last + 2 + len(ways), first, last)
+            after = recommended(b, ws, last + 4 + len(ways), dec, row + 1, first, last, chosen, which)
             return found_rows(b, ws, after + 1, dec, name) - 1
     return last + 1
+
+
+def horizons(b: Book, ws: Sheet, row: int, first: int, last: int) -> None:
+    """A line, live, where the rows' horizons differ (an owned fleet's write-off period, else the default): their
+    totals over the horizon do not compare (a finance reviewer set 36 months of renting beside 48 of owning)."""
+    col = column_letter(b.serving.index("horizon (months)") + 1)
+    cells = f"{col}{first}:{col}{last}"
+    shown = {ws.cell(r, b.serving.index("horizon (months)") + 1).cached for r in range(first, last + 1)}
+    default = f"FIXED({b.constant(HORIZON)}/{b.constant(MONTH)},0)"
+    said = (f"the rows' horizons differ (an owned fleet's: its write-off period; else {HORIZON.value / MONTH.value:g} "
+            "months): compare monthly costs, not totals over the horizon")
+    head, _, tail = said.partition(f"{HORIZON.value / MONTH.value:g}")
+    put(ws, row, 1, f'=IF(MAX({cells})<>MIN({cells}),"{head}"&{default}&"{tail}","")', style="sizing note",
+        value_of=said if len(shown - {None}) > 1 else "")
 
 
 def recommended(b: Book, ws: Sheet, row: int, dec: Decision, at: int, first: int, last: int, chosen: list | None,
