@@ -236,9 +236,9 @@ def test_glossary_and_method_in_display_units_and_the_training_limits_only_where
     assert "step_time ms step_linear_time + step_attention_time + step_overhead_time + communication_time" in text
     assert "seconds_per_month 2,629,800 s/month seconds in a month" in text      # constants by name, once
     assert "2.6298e+06" not in text
-    assert "Training state counts weights" not in text and "Serving throughput follows the static-batch" in text
+    assert "Training state counts weights" not in text and "Serving throughput counts the device time" in text
     tune = " ".join(pages("finetune-approach"))
-    assert "Training state counts weights" in tune and "Serving throughput follows the static-batch" not in tune
+    assert "Training state counts weights" in tune and "Serving throughput counts the device time" not in tune
     assert "Llm serving" not in text and "LLM serving" in text
 
 

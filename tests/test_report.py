@@ -23,6 +23,7 @@ from sizing import __version__
 from sizing import formulas as F
 from sizing.evaluate import Results, decide_with, evaluate, what_if
 from sizing.narrative.confidence import estimate
+from sizing.narrative.memo import option_words, table_names
 from sizing.render import charts
 from sizing.render.format import aligned, human
 from sizing.narrative import label
@@ -179,7 +180,8 @@ def test_comparison_table_follows_the_engines_ranking():
     d = F.definition(dec.quantity)
     head, rows = tables_headed(path, "Option")
     assert head[2] == "Monthly cost" and head[-1] == "Verdict"
-    assert [row[1] for row in rows] == [o.label for o in dec.options]
+    names = table_names(r, dec)                  # as the options table names them, never the engine's label
+    assert [row[1] for row in rows] == [names[o.id] for o in dec.options]
     assert [row[0] for row in rows] == [str(o.rank) if o.rank else "–" for o in dec.options]   # failing: unranked
     assert [row[2] for row in rows] == [human(o.value, d.unit, d.display) for o in dec.options]
     assert rows[0][-1] == "recommended"
@@ -245,7 +247,7 @@ def test_sensitivity_reports_what_the_engine_says_when_the_price_moves():
     row = ["Instinct MI300X hourly rental price", price.value.text]
     for factor in (0.75, 1.25):
         alt = decide_with(r, what_if(r, {key: price.value.value * factor}))
-        row += [alt.best.label, human(alt.best.value, d.unit, d.display)]
+        row += [option_words(r, alt.best, short=True), human(alt.best.value, d.unit, d.display)]
         moved = human(price.value.value * factor, "USD/s")
         flip = f"the Instinct MI300X hourly rental price 25 % {'lower' if factor < 1 else 'higher'} ({moved} instead " \
                f"of $1.85/hour)"
