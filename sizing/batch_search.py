@@ -119,8 +119,9 @@ def search(r: Results, dec: Decision, spare: bool = False) -> list[Hint]:
     for device in devices:
         mine = [o for o in own if o.device == device]
         fit = alternatives.fit_for(r.scenario.workloads, dec.workload, device)    # the stated batch on the devices
-        standing = [o for o in dec.options if o.device == device and o.variant in VARIANTS and o.passes   # that
-                    and o.value is not None and (o.workload in (dec.workload, fit and fit.id) or o.workload in batch_of)]
+        held = (dec.workload, fit and fit.id)                                      # that hold it counts as stated
+        standing = [o for o in dec.options if o.device == device and o.variant in VARIANTS and o.passes
+                    and o.value is not None and (o.workload in held or o.workload in batch_of)]
         now = min(standing, key=lambda o: o.value, default=None)
         best = None
         for b, (d, cells) in zip(tried, runs):

@@ -17,8 +17,8 @@ from .schema import Checker, Entity, Value
 CHECK_PREFIXES = ("fits", "meets_", "available_", "cheaper_")   # true/false checks: requirements, not objectives
 
 
-NOT_RANKABLE = ("bound",)
-LOW_PLAN = 0.10           # a planned maximum utilisation below it is more likely a slip (0.8 % for 80 %) than a plan                                        # text, not a number
+NOT_RANKABLE = ("bound",)                                        # text, not a number
+LOW_PLAN = 0.10           # a planned maximum utilisation below it is more likely a slip (0.8 % for 80 %) than a plan
 
 
 def check_parallel(chk: Checker, ent: Entity, kind: str, path: str) -> None:
@@ -62,8 +62,8 @@ def check_traffic(chk: Checker, ent: Entity, path: str, given: dict | None = Non
             (not given or "traffic.max_utilisation" in mine):
         chk.problem(planned, f"{path}.traffic.max_utilisation", f"'{planned.text}' plans each replica busy under "
                     f"{LOW_PLAN * 100:g} % of the time at the peak, so the fleet holds about {1 / planned.value:,.0f} "
-                    f"times the capacity the peak uses; did you mean {planned.value * 10_000:g} %? (60-85 % is usual)", "low-utilisation",
-                    "warning")
+                    f"times the capacity the peak uses; did you mean {planned.value * 10_000:g} %? (60-85 % is usual)",
+                    "low-utilisation", "warning")
     util = ent.values.get("traffic.utilisation")
     if avg is not None and util is not None:
         at = "average" if "traffic.average" in mine and "traffic.utilisation" not in mine else "utilisation"

@@ -500,7 +500,7 @@ def test_the_terminal_says_an_on_demand_recommendation_is_a_floor_and_gives_the_
         "$4,133/month"
     assert "; $3,976/month more)" in fallback(r, r.decision)                  # $8,109 − $4,133, as shown
     assert "How sure" not in text and "    (19 more options left out, each never the best in a draw; --format " \
-        "json lists every one)" in text        # (a new user read '..., never the best in a draw, left out' under 0 % rows)
+        "json lists every one)" in text        # a new user read '..., never the best in a draw, left out' under 0 %
 
 
 def test_an_api_recommendation_reads_as_a_signer_checks_it():

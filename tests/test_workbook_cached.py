@@ -90,9 +90,9 @@ def test_a_10000_point_sweep_keeps_its_live_grid_within_the_cell_budget():
 
 # Functions every spreadsheet has had since Excel 2007: none needs XlsxWriter's `_xlfn.` prefix (which the
 # writer therefore does not search for).
-CLASSIC = {"ABS", "AND", "COUNT", "COUNTIF", "EXP", "FIXED", "IF", "IFERROR", "INDEX", "ISBLANK", "ISERROR", "ISNUMBER", "LN", "MATCH", "N",
-           "MAX", "MIN", "NOT", "OR", "POISSON", "RANK", "REPLACE", "ROUNDDOWN", "ROUNDUP", "SUMPRODUCT", "TRIM",
-           "TRUE"}                    # each in Excel since 2003 and in LibreOffice
+CLASSIC = {"ABS", "AND", "COUNT", "COUNTIF", "EXP", "FIXED", "IF", "IFERROR", "INDEX", "ISBLANK", "ISERROR", "ISNUMBER",
+           "LN", "MATCH", "N", "MAX", "MIN", "NOT", "OR", "POISSON", "RANK", "REPLACE", "ROUNDDOWN", "ROUNDUP",
+           "SUMPRODUCT", "TRIM", "TRUE"}                    # each in Excel since 2003 and in LibreOffice
 
 
 @pytest.mark.parametrize("name", [p.stem for p in SCENARIOS])

@@ -113,29 +113,30 @@ def value_words(r: Results, dec: Decision, o: Option) -> str:
 
 def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
     """What limits the chosen option, by workload kind."""
+    name = short_name(r, p.device)          # as the tables name it, not its id
     v = p.values
     if p.kind == "generate" and v.get("bound") in ("memory", "compute"):
         if v["bound"] == "memory":
             return "memory-bound", [
-                f"Decoding is memory-bound on {short_name(r, p.device)}: each step reads {show(p, 'step_bytes')} of weights"
+                f"Decoding is memory-bound on {name}: each step reads {show(p, 'step_bytes')} of weights"
                 f"{' and KV cache' if 'kv_read_bytes' in v else ''} for {show(p, 'step_flops')} of work "
                 f"(intensity {show(p, 'intensity')}, below the device's ridge point of "
                 f"{show(p, 'delivered_ridge_point')} at the delivered rates), so memory bandwidth and price, not "
                 f"peak compute, decide speed and cost."]
         return "compute-bound", [
-            f"Decoding is compute-bound on {short_name(r, p.device)} at this batch (intensity {show(p, 'intensity')} above the "
+            f"Decoding is compute-bound on {name} at this batch (intensity {show(p, 'intensity')} above the "
             f"ridge point of {show(p, 'delivered_ridge_point')} at the delivered rates): the delivered rate "
             f"({show(p, 'delivered_rate')}) decides."]
     if p.kind == "matmul":
         share = v.get("transfer_share")
         if isinstance(share, float) and share > 0.5:
             return "link-bound", [
-                f"The host link dominates on {short_name(r, p.device)}: moving the operands takes {show(p, 'transfer_time')} of "
+                f"The host link dominates on {name}: moving the operands takes {show(p, 'transfer_time')} of "
                 f"the {show(p, 'total_time')} elapsed ({show(p, 'transfer_share')}); the kernel itself takes "
                 f"{show(p, 'kernel_time')}."]
         if v.get("bound") in ("memory", "compute"):
             return f"{v['bound']}-bound", [
-                f"On {short_name(r, p.device)} the product is {v['bound']}-bound (intensity {show(p, 'intensity')}, ridge point "
+                f"On {name} the product is {v['bound']}-bound (intensity {show(p, 'intensity')}, ridge point "
                 f"{show(p, 'delivered_ridge_point')} at the delivered rates)."]
         return "elapsed time", []
     if p.kind == "forward":
@@ -143,12 +144,12 @@ def physics(r: Results, p: Pair) -> tuple[str, list[str]]:
     if p.kind == "train":
         if v.get("fits") is False and v.get("devices_to_fit") == 0:
             return "does not fit", [
-                f"One sequence's activations ({show(p, 'activation_per_sequence')}) outgrow one {short_name(r, p.device)}'s usable "
+                f"One sequence's activations ({show(p, 'activation_per_sequence')}) outgrow one {name}'s usable "
                 f"memory ({show(p, 'usable_memory')}), however the state is spread: set recompute: true, or split the "
                 "model over devices with parallel.tensor."]
         if v.get("fits") is False:
             return "does not fit", [
-                f"The training state ({show(p, 'state_bytes')}) does not fit in one {short_name(r, p.device)}: "
+                f"The training state ({show(p, 'state_bytes')}) does not fit in one {name}: "
                 f"{show(p, 'devices')} devices are used."]
         return "cost", []
     return "cost", []
@@ -162,9 +163,10 @@ def forward_reason(r: Results, p: Pair) -> tuple[str, list[str]]:
     meets = bool(target and p.values.get("meets_latency"))
     if faster:
         f = min(faster, key=lambda o: o.values["latency"])
-        but = f"{short_name(r, p.device)} already meets the {target} latency target, so speed beyond it buys nothing here" \
-            if meets else f"{f.device} costs more"
-        out.append(f"{f.device} is faster ({show(f, 'latency')} against {show(p, 'latency')}), but {but}.")
+        name, other = short_name(r, p.device), short_name(r, f.device)
+        but = f"{name} already meets the {target} latency target, so speed beyond it buys nothing here" \
+            if meets else f"{other} costs more"
+        out.append(f"{other} is faster ({show(f, 'latency')} against {show(p, 'latency')}), but {but}.")
         return ("cost: the cheaper device meets the latency target" if meets else "cost"), out
     if meets:
         out.append(f"Its latency ({show(p, 'latency')}) meets the {target} target.")

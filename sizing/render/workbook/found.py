@@ -13,9 +13,10 @@ from .base import BOOLEAN, Align, Book, Sheet, header, option_value, put, put_te
 from .checks import colour_booleans
 from .sheet import column_letter
 
-SAVING = constant("found_batch_saving", GAIN, "", "the least a batch sizing finds must save against the stated batch")
-SPARE = constant("found_batch_spare", TIGHT, "", "the share of each latency target a batch sizing finds leaves to spare "
-                 "(unless the device's published runs are slower)")
+SAVING = constant("found_batch_saving", GAIN, "", "the least a batch sizing finds must save against the stated "
+                  "batch")
+SPARE = constant("found_batch_spare", TIGHT, "", "the share of each latency target a batch sizing finds leaves to "
+                 "spare (unless the device's published runs are slower)")
 LABELS = ["option at the found batch", "batch found by sizing", "share of each latency target it may use",
           "closest latency, as a share of its target", "within the share it may use",
           f"{GAIN * 100:.0f} % cheaper than the stated batch", "still by its rule", "why that share"]

@@ -105,7 +105,8 @@ SHEETS = (
 
 
 def sweep_words(r) -> str:
-    """What the Sweep sheet holds for this scenario (a reviewer read 'a live grid' above 'the scenario has no sweep')."""
+    """What the Sweep sheet holds for this scenario (a reviewer read 'a live grid' above 'the scenario has no
+    sweep')."""
     if not r.sweeps and not r.grids:
         return "empty: the scenario has no sweep or grid (a sweep: block adds one)"
     grid = "; its grid as values from the engine (not live)" if r.grids else ""
