@@ -311,3 +311,17 @@ def test_the_summary_spells_out_every_cost_basis_and_a_static_sweep_sheet_says_s
     assert title == "Sweep: the scenario's grid, values from the engine (not live: change it in the scenario)"
     title = openpyxl.load_workbook(io.BytesIO(books["moe-mixtral-serving"][1]))["Sweep"]["A1"].value
     assert "edit the yellow column" in title                                   # a batch sweep: live rows
+
+
+def test_a_share_just_short_of_all_the_draws_never_reads_100_percent(books):
+    """0.9995 of the draws read '100.0%' at one decimal: such a share reads '> 99.9%' (and a share of exactly 1, 100 %),
+    on the Uncertainty sheet and on the Summary cells that refer to it."""
+    from sizing.render.workbook.uncertainty import NEARLY_ALL, SHARE, share_format
+    assert [share_format(p) for p in (1.0, 0.9995, 0.99949, 0.5, 0.0)] == [SHARE, NEARLY_ALL, SHARE, SHARE, SHARE]
+    _, data = books["chat-70b-fp8"]
+    wb, got = openpyxl.load_workbook(io.BytesIO(data)), openpyxl.load_workbook(io.BytesIO(data), data_only=True)
+    shares = [(ws.title, c.coordinate) for ws in wb for row in ws.iter_rows() for c in row
+              if c.number_format in (SHARE, NEARLY_ALL)]
+    near = [(t, xy) for t, xy in shares if isinstance(v := got[t][xy].value, float) and 0.9995 <= v < 1]
+    assert near and all(wb[t][xy].number_format == NEARLY_ALL for t, xy in near)
+    assert {t for t, _ in near} == {"Summary", "Uncertainty"}

@@ -333,10 +333,10 @@ def drawn_from(b: Book, ws: Sheet) -> None:
     """Each option's shares of the simulated cases where it is the best option and where it meets every requirement,
     from the Uncertainty sheet (a finance reviewer read 'meets requirements: TRUE' beside a batch that misses a target
     in 11 % of them); values of the draws as built: they do not follow edits."""
-    from .uncertainty import SHARE
+    from .uncertainty import share_format
     for row, col, did, oid in b.drawn_cells:
         for k, (ref, share) in enumerate(b.drawn.get((did, oid), ((None, None), (None, None)))):
             if ref:
-                put(ws, row, col + k, f"={ref}", SHARE, value_of=share)
+                put(ws, row, col + k, f"={ref}", share_format(share), value_of=share)
             else:
                 put_text(ws, row, col + k, "n/a")

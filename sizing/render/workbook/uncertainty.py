@@ -14,6 +14,13 @@ from .base import Align, Book, Sheet, header, input_shown, money, put, put_text,
 
 TITLE = "Uncertainty"
 SHARE = '[=0]0%;[<0.001]"< 0.1%";0.0%'      # never a false 0.0 % for a share that is not zero
+NEARLY_ALL = '[=1]0%;[>=0.9995]"> 99.9%";0.0%'    # nor a false 100.0 % for one that is not all
+
+
+def share_format(p: float | None) -> str:
+    """A share's format: SHARE, or NEARLY_ALL where 0.0 % would round it up to 100.0 % (0.9995 read 100.0 %). The
+    draws are values as built, so the format chosen for a value holds for the formulas that refer to it."""
+    return NEARLY_ALL if isinstance(p, float) and 0.9995 <= p < 1 else SHARE
 
 
 def uncertainty_sheet(b: Book, ws: Sheet) -> None:
@@ -83,12 +90,12 @@ def decision(b: Book, ws: Sheet, row: int, dec, s) -> int:
     cash = dec.unit.startswith("USD")
     for o in s.options:
         put_text(ws, row, 1, C.label(b.r, dec, o.option))
-        put(ws, row, 2, o.win_probability, SHARE)
-        put(ws, row, 3, o.meets_probability, SHARE)
+        put(ws, row, 2, o.win_probability, share_format(o.win_probability))
+        put(ws, row, 3, o.meets_probability, share_format(o.meets_probability))
         b.drawn[(dec.id, o.option)] = ((f"{TITLE}!B{row}", o.win_probability),      # Summary refers to them
                                        (f"{TITLE}!C{row}", o.meets_probability))
         for j, (_, p) in enumerate(o.meets):
-            put(ws, row, 4 + j, p, SHARE)
+            put(ws, row, 4 + j, p, share_format(p))
         col = 4 + len(requirements)
         for k, v in enumerate((*(o.objective or (None,) * 3), *((o.monthly or (None,) * 3) if monthly else ()))):
             if v is not None:
@@ -97,9 +104,10 @@ def decision(b: Book, ws: Sheet, row: int, dec, s) -> int:
                 put_text(ws, row, col + k, "n/a")
         row += 1
     subject = C.label(b.r, dec, s.subject) if s.subject else "-"
-    for label, value, fmt in (("no option qualifies in", s.none_qualifies, SHARE),
-                              (f"{subject} fails a requirement in", s.subject_fails, SHARE),
-                              (f"{subject} qualifies but another option is better in", s.behind, SHARE),
+    for label, value, fmt in (("no option qualifies in", s.none_qualifies, share_format(s.none_qualifies)),
+                              (f"{subject} fails a requirement in", s.subject_fails, share_format(s.subject_fails)),
+                              (f"{subject} qualifies but another option is better in", s.behind,
+                               share_format(s.behind)),
                               (f"  then, on average, it falls short of the best by ({unit})", s.behind_regret,
                                money(2) if cash else "#,##0.00##"),
                               (f"average shortfall against each case's best option, over every case where it "
