@@ -14,7 +14,7 @@ import click
 
 from . import __version__
 from .cli_common import (EXIT_OK, EXIT_OUTPUT, EXIT_PROBLEMS, EXIT_USAGE, echo_problems, evaluate_or_exit,
-                         input_files, precision_option, unwritable, write_all_or_exit, write_or_exit)
+                         input_files, precision_option, terminal_width, unwritable, write_all_or_exit, write_or_exit)
 from .cli_tools import calibrate, diff, init, measure
 from .errors import Problem, visible
 
@@ -108,12 +108,8 @@ def evaluate(file: str, fmt: str, strict: bool, width: int | None) -> None:
         from .render.data import to_csv
         click.echo(to_csv(results), nl=False)
     else:
-        import shutil
-
         from .render.table import render
-        if width is None and sys.stdout.isatty():
-            width = shutil.get_terminal_size().columns
-        click.echo(render(results, width or None), nl=False)
+        click.echo(render(results, terminal_width(width)), nl=False)
 
 
 def rendered_pair(results) -> tuple[bytes, bytes]:
@@ -356,11 +352,8 @@ def catalog(ctx: click.Context, fmt: str, kind: str | None, min_memory: str | No
             click.echo(f"sizing: error: {option} {text}: {e}", err=True)
             sys.exit(EXIT_USAGE)
     devices, models = chosen(kind, limits["memory"], limits["bandwidth"], precision)
-    if width is None and sys.stdout.isatty():
-        import shutil
-
-        width = shutil.get_terminal_size().columns
-    click.echo(as_json(devices, models) if fmt == "json" else listing(devices, models, width or None), nl=False)
+    click.echo(as_json(devices, models) if fmt == "json" else listing(devices, models, terminal_width(width)),
+               nl=False)
 
 
 @catalog.command("show")

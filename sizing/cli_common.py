@@ -13,6 +13,19 @@ from .errors import Problem, visible
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_OUTPUT = 0, 1, 2, 3
 
 
+def terminal_width(width: int | None) -> int | None:
+    """The width tables fit: `--width`, else on a terminal its columns, else a COLUMNS the caller set (a new user's
+    `COLUMNS=80 sizing evaluate ... | less` printed 340-character lines), else none (one line a row, for a program)."""
+    import os
+    import shutil
+    if width is not None:
+        return width or None
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    given = os.environ.get("COLUMNS", "")
+    return int(given) if given.isdigit() and int(given) > 0 else None
+
+
 def echo_problems(problems: list[Problem]) -> bool:
     """Print problems to stderr; True when any is an error."""
     for p in problems:

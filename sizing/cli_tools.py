@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from .cli_common import (EXIT_OUTPUT, EXIT_PROBLEMS, EXIT_USAGE, echo_problems, evaluate_or_exit, input_files,
-                         precision_option, unwritable, write_or_exit)
+                         precision_option, terminal_width, unwritable, write_or_exit)
 from .errors import visible
 
 
@@ -166,11 +166,7 @@ def diff(first: str, second: str | None, rev: str | None, fmt: str, width: int |
         before, new = evaluate_or_exit(first), evaluate_or_exit(second)
         names = (first, second)
     d = compare(before, new)
-    if width is None and sys.stdout.isatty():
-        import shutil
-
-        width = shutil.get_terminal_size().columns
-    click.echo(as_json(d, *names) if fmt == "json" else as_text(d, *names, width or None), nl=False)
+    click.echo(as_json(d, *names) if fmt == "json" else as_text(d, *names, terminal_width(width)), nl=False)
 
 
 def today() -> str:

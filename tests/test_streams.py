@@ -171,3 +171,15 @@ def test_build_in_parallel_processes_writes_the_same_bytes(tmp_path):
     assert len(files) == 6 and files == sorted(p.name for p in (tmp_path / "two").iterdir())
     for name in files:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_a_columns_the_caller_sets_fits_piped_output_too():
+    """`COLUMNS=80 sizing evaluate ... | less` printed 400-character lines (only a terminal's width was read); piped
+    without COLUMNS, a table keeps one line a row for programs."""
+    path = str(ROOT / "scenarios" / "chat-70b-fp8.yaml")
+    fitted = subprocess.run([*CLI, "evaluate", path], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                            env={**ENV, "COLUMNS": "80"})
+    assert fitted.returncode == 0 and max(map(len, fitted.stdout.splitlines())) <= 80
+    wide = subprocess.run([*CLI, "evaluate", path], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                          env={k: v for k, v in ENV.items() if k != "COLUMNS"})
+    assert max(map(len, wide.stdout.splitlines())) > 200
