@@ -10,6 +10,7 @@ from typing import Any
 from . import formulas as F
 from . import kinds as K
 from .catalog import FAMILY_FIELDS, default_name, family_defaults
+from .formulas.common import OWN_FIRST
 from .formulas.graph import Planned
 from .schema import (DEVICE_FIELDS, OPTIMIZER_STATE_BYTES, PRECISION_BYTES, WEIGHT_ONLY, Entity, Fraction, Scenario,
                      Value,
@@ -258,7 +259,7 @@ def texts_for(w: Entity, d: Entity | None, precision: str, on_premises: frozense
         t["topology"] = d.get("interconnect.topology")
         t["basis"] = d.get("costs.basis")
         if t["basis"] in (None, "cheapest") and w.id in on_premises and d.has("costs.purchase"):
-            t["basis"] = "own"
+            t["basis"] = OWN_FIRST             # owned (what on premises needs) while a purchase is given
         if where := deployments(d):
             t["deployment"] = ",".join(where)
     return {k: v for k, v in t.items() if v is not None}

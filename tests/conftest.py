@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+# pytest-xdist's workers set COLUMNS=80, which sizing honours when piped: the CLI tests read the output a program gets
+# (one line a row); a test of the width sets its own.
+os.environ.pop("COLUMNS", None)
+
 # Without these settings LibreOffice keeps the cached values it finds in a file (openpyxl writes
 # none, so every formula would read blank): always recalculate OOXML and ODF files on load.
 RECALC_PROFILE = """\

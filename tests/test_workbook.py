@@ -71,6 +71,8 @@ WHAT_IFS = (
            "costs: {purchase: 35000 USD, electricity", "costs: {electricity"),
     WhatIf("onprem-rent-cheaper", "platform-two-services", "device.h100.price", 2.00, "price: 2.50 USD/hour",
            "price: 2.00 USD/hour"),
+    WhatIf("purchase-cleared-on-prem", "platform-two-services", "device.h100.costs.purchase", None,
+           "reserved_discount: 30 %, purchase: 30000 USD, ", "reserved_discount: 30 %, "),
     WhatIf("budget-cut", "eu-assistant-eur", "decision.decision.budget.monthly", 1500, "budget: {monthly: 4000 EUR}",
            "budget: {monthly: 1500 EUR}"),
     WhatIf("batch-32", "ref-7b-decode", "workload.decode-batch-64.batch", 32, "    batch: 64\n",

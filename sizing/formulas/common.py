@@ -70,12 +70,18 @@ def forced_basis(q) -> str | None:
     return basis if basis in ("rent", "reserved", "own") else None
 
 
+OWN_FIRST = "own-first"      # a workload required on premises: owned wherever a purchase is given, else the cheapest
+
+
 def owned(q):
     """Whether the totals own the device: as forced, else owning is cheaper than renting, or owning is all that is
-    priced (a blank price or purchase cell: not offered that way)."""
+    priced (a blank price or purchase cell: not offered that way); on premises, whenever a purchase is given (a
+    purchase finance clears leaves the device rented, and failing on-prem, as the scenario without it)."""
     if forced_basis(q) is not None:
         return Const(forced_basis(q) == "own")
     own, rent = q.own_rate, q.rent_rate
+    if q.text("basis") == OWN_FIRST and not isinstance(own, Missing):
+        return where(given(own), Const(True), Const(False))
     if isinstance(own, Missing) or isinstance(rent, Missing):     # a plan without a price or purchase cell
         return NA if isinstance(own, Missing) and isinstance(rent, Missing) else Const(not isinstance(own, Missing))
     return where(given(own), where(given(rent), own < rent, Const(True)), Const(False))

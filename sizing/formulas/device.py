@@ -1,7 +1,7 @@
 """Device quantities: rates, ridge points, cost per device."""
 
-from .common import FLOP_PER_MAC, cheaper_given, forced_basis, owned
-from .expr import Const, Missing, first_present, if_given, where
+from .common import FLOP_PER_MAC, OWN_FIRST, cheaper_given, forced_basis, owned
+from .expr import Const, Missing, first_present, given, if_given, where
 from .graph import ALL, NA, quantity
 
 # -- device ---------------------------------------------------------------------------------
@@ -87,7 +87,11 @@ def own_rate(q):
           display="USD/hour", label="Hourly rate used")
 def hourly_rate(q):
     forced = {"rent": if_given(q.price, q.price), "reserved": q.rent_rate, "own": q.own_rate}.get(forced_basis(q))
-    return forced if forced is not None else cheaper_given(q.rent_rate, q.own_rate)
+    if forced is not None:
+        return forced
+    if q.text("basis") == OWN_FIRST and not isinstance(q.own_rate, Missing):     # on premises: owned if it can be
+        return where(given(q.own_rate), q.own_rate, cheaper_given(q.rent_rate, q.own_rate))
+    return cheaper_given(q.rent_rate, q.own_rate)
 
 
 @quantity(ALL, "cost_basis", "", "the basis of the hourly rate: own (purchase amortised + running costs), "

@@ -53,8 +53,8 @@ def sanity_checks(b: Book) -> list[tuple[str, str, F.Expr]]:
                 if inp.key in b.r.blanks and inp.role == "purchase" and not sold_on_premises(inp.entity):
                     text, cond = ("blank: the device is not sold for use on premises (its deployment)",
                                   F.blank_or(F.Ref(inp.key + TYPED, inp.role), F.Const(False)))
-                elif inp.key in b.r.blanks:         # a blank cost cell passes until a number is typed in
-                    text, cond = f"{text}, or blank", F.blank_or(F.Ref(inp.key + TYPED, inp.role), cond)
+                elif inp.key in b.r.blanks or inp.key in b.typed:   # a cost cell passes blank (not offered
+                    text, cond = f"{text}, or blank", F.blank_or(F.Ref(inp.key + TYPED, inp.role), cond)   # that way)
                 else:                               # text typed over a number ("3.75 USD") fails, not passes
                     text, cond = f"{text}, a number", F.all_of(F.given(ref), cond)
                 out.append((text, f"{inp.entity.kind} {inp.entity.id}: {inp.path}", cond))
@@ -78,7 +78,8 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
     first = row
     held = []
     typed = {k + TYPED: cell for k, cell in b.typed.items()}
-    untyped = dict.fromkeys(typed, math.nan)             # as written, nothing is typed into a blank cost cell
+    untyped = {k + TYPED: math.nan if k in b.r.blanks else b.r.inputs[k].value.value      # as written: nothing typed
+               for k in b.typed}                                                           # into a blank cost cell
     for text, scope, e in sanity_checks(b):
         put_text(ws, row, 1, text)
         put_text(ws, row, 2, scope)

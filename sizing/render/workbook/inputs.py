@@ -90,7 +90,7 @@ def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
         # value, not offered that way), whether the scenario left it out or finance clears it
         reads = F.BLANK_READS.get(inp.role, (nothing(), ""))[0]
         product = f"IF(ISNUMBER(B{row}),{product},{b.formula(reads)[1:]})"
-    if blank:
+    if blank or (inp.role in F.COST_CELLS and not follows):      # the cell as typed: its check lets it be cleared
         b.typed[inp.key] = f"Inputs!$B${row}"
     shown_base = number_format([inp.value.value], base)
     if shown_base == "#,##0" and isinstance(inp.value.value, (int, float)) and abs(inp.value.value) < 1e6:
