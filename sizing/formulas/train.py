@@ -4,7 +4,7 @@ layers recomputed for room, or sharded), its communication and bubble, the train
 from .common import NO_FABRIC, NO_PRICE, plus, without_fabric
 from .expr import Const, ceil, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
-from .train_layout import (data_parallel_at, deadline_count, exposed, first_devices, forward_time_at, known,
+from .train_layout import (balance_at, data_parallel_at, deadline_count, exposed, first_devices, forward_time_at, known,
                            memory_whole, micro_batches_at, overhead_for_deadline, recompute_share, reduce_for_deadline,
                            reduce_once_at, sequences_in_flight, sequences_in_flight_at, shard, sharded_by,
                            sharded_parts_at, tensor_parallel_at, whole_replicas)
@@ -143,9 +143,11 @@ def tr_fits(q):
     return q.train_memory_required <= q.train_memory
 
 
-@quantity("train", "compute_time", "s", "work / (training rate × devices)", display="h", label="Compute time")
+@quantity("train", "compute_time", "s", "work / (training rate × devices) × the uneven split's share: ceil(batch / "
+          "data-parallel ways) × ways / batch (the way with the most sequences sets each step)", display="h",
+          label="Compute time")
 def tr_compute_time(q):
-    return q.flops / (q.train_rate * q.devices)
+    return q.flops * balance_at(q, q.devices) / (q.train_rate * q.devices)
 
 
 @quantity("train", "data_parallel", "", "data-parallel ways: as given, else devices / (tensor × pipeline)",

@@ -5,7 +5,7 @@ devices that hold the state are costed with the same rules as the devices used."
 
 from .common import (COMPUTE_PASSES, KV_TENSORS, TOKEN, TRAIN_TP_ALL_REDUCES, all_gather_parts, all_reduce,
                      without_fabric)
-from .expr import Const, ceil, constant, first_present, maximum, sum_present, where
+from .expr import Const, ceil, constant, first_present, floor, maximum, minimum, sum_present, where
 from .graph import NA
 
 STORED_HIDDEN = constant("stored_hidden_widths", 6, "", "hidden-wide values a layer keeps per token for the "
@@ -106,9 +106,19 @@ def first_devices(q):
     return maximum(q.devices_for_deadline_first, shard(q))
 
 
+def balance_at(q, devices):
+    """The step's time over an even split's: each data-parallel way processes whole sequences, so the step lasts as
+    long as the way with the most, ceil(batch / ways) (ways beyond the batch idle): a new user's 8 sequences spread
+    over 23 data-parallel GPUs finished 'by the deadline'. 1 where the batch divides evenly; as given where the
+    data-parallel ways are."""
+    ways = data_parallel_at(q, devices)
+    return ceil(q.batch / ways) * ways / q.batch
+
+
 def forward_time_at(q, devices):
-    """A step's forward pass: 1/3 of its compute (the backward pass is the other 2/3)."""
-    return q.flops / (COMPUTE_PASSES * q.train_rate * devices * q.steps)
+    """A step's forward pass: 1/3 of its compute (the backward pass is the other 2/3), on the way with the most
+    sequences."""
+    return q.flops * balance_at(q, devices) / (COMPUTE_PASSES * q.train_rate * devices * q.steps)
 
 
 def reduce_once_at(q, devices):
@@ -182,7 +192,10 @@ def deadline_count(q, reduce, overhead):
     gives d. 0 where steps × A alone outlasts the deadline (no count can)."""
     work, room = q.flops / q.train_rate, q.deadline - q.steps * reduce
     need = maximum((work + overhead) / q.deadline, (work / COMPUTE_PASSES + overhead) / room)
-    return where(room > 0, whole_replicas(q, need), 0)
+    # whole sequences a data-parallel way: the most each may take at that speed, then the ways that spread the batch
+    # so (more than the batch's sequences would idle: a step cannot be split finer)
+    each = maximum(1, floor(q.batch * shard(q) / need))
+    return where(room > 0, minimum(ceil(q.batch / each), q.batch) * shard(q), 0)
 
 
 def whole_layout_time_at(q, devices):
