@@ -134,7 +134,7 @@ def test_risks_come_from_data():
     assert ("only 1 published run of this device, at 0.61x the predicted speed (below 1: slower, so more devices "
             "needed)") in risks(r, dec, b200, date(2026, 12, 2))
     assert said[-2:] == ["on-demand capacity assumed", "batch 21 runs closer to its latency targets than the stated 16: "
-                                                      "it misses one in 11 % of the simulated cases, batch 16 in < 1 %"]
+                                                      "it misses a latency target in 11 % of the simulated cases, batch 16 in < 1 %"]
     gaudi = next(o for o in dec.options if o.device == "gaudi3" and o.variant == "fleet")
     assert risks(r, dec, gaudi, date(2026, 12, 2))[0] == "price assumed"
     api = results("capacity-chat-8b")
@@ -295,7 +295,8 @@ def test_two_devices_of_one_name_are_told_apart_by_their_ids_and_the_one_replica
     mi = next(o for o in r.decision.options if o.device == "mi300x" and o.variant == "busy_hours")
     said = cost_sentence(r, r.decision, mi)
     # 2.5 request/s / (1,577/400 request/s × 75 %) = 0.846 of a replica: one is rented, plus the spare: 2 devices
-    assert "(one replica at least: the average keeps 0.846 of one busy) plus 1 spare replica: 2 devices" in said
+    assert "(one replica at least: the average traffic keeps one replica busy 84.6 % of the time) plus 1 spare " \
+        "replica: 2 devices" in said
 
 
 def test_an_option_that_wins_only_in_some_draws_is_said_to_fail_at_the_stated_inputs():

@@ -62,7 +62,8 @@ decision: {objective: monthly_cost}
     int8 = lines("int8")
     # the fleet held for the peak of 20 requests/s (prefill of 2,000-token prompts) moves with the INT8 rate; on
     # demand, the one replica a live service keeps serves the average whatever the rate
-    assert "1 unverified figure bears on it (its INT8 peak compute rate: INT8 dense from computed tables)" in int8["l40s"]
+    assert "1 unverified source note bears on it (its INT8 peak compute rate: INT8 dense from computed tables)" in \
+        int8["l40s"]
     assert "INT8" not in int8["l40s busy hours"]
 
 
@@ -89,7 +90,7 @@ def test_a_field_whose_source_is_marked_unverified_is_a_note_too():
     assert "its scale-up fabric latency per collective step: NVIDIA's NVLink figure borrowed, 3 us a step" in line
     # the bandwidth's source is the AMD white paper, read per direction and supported by a measurement: inferred,
     # not unverified (a signer found 'analyst sources' on page one and the white paper in the inputs table)
-    assert "1 unverified figure bears on it (its scale-up fabric latency per collective step: NVIDIA's NVLink " \
+    assert "1 unverified source note bears on it (its scale-up fabric latency per collective step: NVIDIA's NVLink " \
         "figure borrowed, 3 us a step)" in line
     # the catalog has no MI300X training run: its speed is the GPUs' default (a signer asked what 'family' meant)
     assert line.endswith("no published run: speed estimated from other GPUs' runs; data loading, checkpoints, "

@@ -205,7 +205,7 @@ def test_the_options_table_names_the_unverified_figure_that_bears_on_an_option()
     r = results_of("chat-70b-fp8")
     h200 = next(o for o in r.decision.options if o.label == "h200")
     short = [x for x in risks(r, r.decision, h200, date(2026, 12, 2), detail=False) if "unverified" in x]
-    assert short == ["1 unverified figure bears on it (its FP8 peak compute rate, BF16 peak compute rate)"]
+    assert short == ["1 unverified source note bears on it (its FP8 peak compute rate, BF16 peak compute rate)"]
 
 
 def test_the_glossary_says_a_cost_per_million_output_tokens_carries_the_prompts_too():
@@ -302,3 +302,13 @@ def test_the_technical_comparison_and_the_sensitivity_table_name_options_as_the_
     code = next(d for d in r.decisions if d.workload == "code")
     assert table_names(r, code)[code.best.id] == "H100 SXM5 80GB (batch 32)"
     assert why(r, code)[1][0].startswith("Of the 6 options compared, H100 SXM5 80GB (batch 32) has the lowest")
+
+
+def test_the_technical_comparison_leaves_out_a_figure_no_option_has():
+    """'The same for every option: Monthly cost, owned –.' (a procurement reviewer, moe-mixtral-serving): a figure
+    every fleet lacks is no common figure; it is left out."""
+    from sizing.render.report.page_one import comparison
+    r = results_of("moe-mixtral-serving")
+    table, note = comparison(r, r.decision)
+    assert "–." not in note and "owned –" not in note
+    assert "Monthly cost, owned" not in table.head

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..decide import pair_of
 from ..evaluate import Pair, Results
 from ..formulas.common import MONTH
-from ..render.format import human
+from ..render.format import human, percent
 from ..results import Decision, Option
 
 from .common import figure, input_text, rate, role_value, show
@@ -29,7 +29,8 @@ def least_one(r: Results, p: Pair) -> str:
     if not (rate and most and p.values.get("requests_per_s")):
         return ""
     busy = rate / (p.values["requests_per_s"] * most)
-    return f" (one replica at least: the average keeps {human(busy, '', digits=3)} of one busy)" if busy < 1 else ""
+    return (f" (one replica at least: the average traffic keeps one replica busy {percent(busy, 3)} of the time)"
+            if busy < 1 else "")
 
 
 def committed(r: Results, p: Pair) -> bool:

@@ -63,8 +63,8 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
         unverified = unverified_notes(r, dec, o)
         if unverified:
             named = f" ({'; '.join(in_words(r, o.device, n, whole=detail) for n in unverified)})"
-            out.append(f"{count(len(unverified), 'unverified figure')} {'bears' if len(unverified) == 1 else 'bear'} "
-                       f"on it{named}")
+            bears = "bears" if len(unverified) == 1 else "bear"     # a note may cover two figures (FP8, BF16 peaks)
+            out.append(f"{count(len(unverified), 'unverified source note')} {bears} on it{named}")
         runs = own_runs(r, dec, o)
         if runs:
             out.append(run_words(runs, detail))
@@ -97,7 +97,7 @@ DOES = {"fits": "fits in memory", "meets_targets": "meets the latency targets"} 
 def closer(r: Results, dec: Decision, o: Option, stated: str, short: bool = False) -> str:
     """A batch sizing found runs closer to the latency targets than the stated one: 'batch 21, found by sizing, runs
     closer to the latency targets than the stated 16 (time between tokens 40.34 ms against 35.48 ms, the target 50
-    ms); it misses one in 11 % of the simulated cases, the stated batch in < 1 %'. `short`, for the options table:
+    ms); it misses a latency target in 11 % of the simulated cases, the stated batch in < 1 %'. `short`, for the options table:
     'misses a latency target in 33 % of the simulated cases (batch 16: < 1 %)' (a finance reviewer found the
     H100's batch 39 meeting them in 67 % of the draws on the workbook, 'closer to its latency targets' in the PDF)."""
     from ..batch_search import latencies
@@ -123,7 +123,7 @@ def closer(r: Results, dec: Decision, o: Option, stated: str, short: bool = Fals
         if short:                                    # a narrow column: '33 %' kept on one line
             return f"misses a latency target in {missed} of the simulated cases (batch {was}: {before})".replace(
                 " %", "\u00a0%")
-        return f"{out}: it misses one in {missed} of the simulated cases, batch {was} in {before}"
+        return f"{out}: it misses a latency target in {missed} of the simulated cases, batch {was} in {before}"
     if short:
         return f"closer to its latency targets than batch {was}"
     return out + (f" ({figures[0]})" if figures else "")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import functools
 import io
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -245,7 +246,8 @@ def cost_vs_utilisation(title: str, series: list[Series], stated: list[Point], u
         ax.axhline(reference.y, color="#555555", linestyle="--", linewidth=1, label=reference.label)
     ax.set_yscale("log")
     log_axis(ax.yaxis)
-    ax.set_xlim(0, 100)
+    most = max((x for s in series for x in s.xs if x == x), default=1.0) * 100     # as far as a fleet gets busy (a
+    ax.set_xlim(0, min(100.0, max(10.0, math.ceil(most / 10) * 10)))      # fleet sized for the peak stays well below)
     text(ax, title, "the fleet's average utilisation (%) - dots: at the scenario's traffic", unit_label)
     legend(ax, loc="upper right")
     return fig

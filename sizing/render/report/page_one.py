@@ -143,6 +143,8 @@ def comparison(r: Results, dec: Decision) -> tuple[Table, str]:
                 or (q.startswith("api_") and any(o.variant == "api" for o in dec.options)):
             continue                  # the API's figures are an option's own row
         shown = {show(p, q, present[q]) for _, p in fleets}
+        if shown <= {"–", "n/a", ""}:
+            continue                  # no option has the figure ('The same for every option: Monthly cost, owned –')
         if len(shown) == 1 and len(fleets) > 1:
             same.append(f"{label(q)} {shown.pop()}")
         else:

@@ -26,10 +26,10 @@ BASIS = {"busy_hours": "rent on demand", "api": "per token"}
 CAVEAT = {"busy_hours": "a floor: billed for average use by the second, capacity assumed always to be had; devices: "
                         "those the peak needs; the average is billed",
           "api": "the provider's price and stated service level; its capacity is not modelled"}
-PER_HOUR = lambda: money(2) + '"/hour"'      # noqa: E731  ('$1.85/hour', in the scenario's currency)
+PER_HOUR = lambda: money(2) + '##"/hour"'    # noqa: E731  ('$1.85/hour', an owned '$1.4553/hour': × devices × hours)
 HOURLY = "hourly rate per device (owned: cost per device-hour)"
 SERVING_CHECK = "money reconciles (the rules: under the table)"
-UNPRICED = "n/a: no cost to reconcile"      # unpriced or infeasible (no cost shown); the Checks AND skips text
+UNPRICED = "n/a: no cost"      # unpriced or infeasible (no cost shown) reconciles nothing; the Checks AND skips text
 HOURS = f"{MONTH.value / 3600:g} hours a month"     # 1/12 of a year of 365.25 days (written from the Constants)
 RULE = {"fleet": f"capital / horizon + operating = monthly = devices × hourly rate × {HOURS}",
         "busy_hours": f"devices billed on average × hourly rate × {HOURS} = monthly",
