@@ -208,7 +208,7 @@ def test_every_shipped_snippet_pasted_as_printed_validates_and_ranks_the_promise
 def test_the_options_table_says_how_often_a_found_batch_misses_a_target():
     """A finance reviewer found the H100's batch 39 meeting its latency targets in 67 % of the draws (the workbook),
     where the PDF's options table said only 'closer to its latency targets': each found batch's row now says how often
-    it misses one in the simulated cases, beside the stated batch (page one's sentence, short)."""
+    it misses a latency target in the simulated cases, beside the stated batch (page one's sentence, short)."""
     from datetime import date
 
     from sizing.narrative.risks import risks

@@ -134,7 +134,8 @@ def test_risks_come_from_data():
     assert ("only 1 published run of this device, at 0.61x the predicted speed (below 1: slower, so more devices "
             "needed)") in risks(r, dec, b200, date(2026, 12, 2))
     assert said[-2:] == ["on-demand capacity assumed", "batch 21 runs closer to its latency targets than the stated 16: "
-                                                      "it misses a latency target in 11 % of the simulated cases, batch 16 in < 1 %"]
+                                                      "it misses a latency target in 11 % of the simulated cases, "
+                                                      "batch 16 in < 1 %"]
     gaudi = next(o for o in dec.options if o.device == "gaudi3" and o.variant == "fleet")
     assert risks(r, dec, gaudi, date(2026, 12, 2))[0] == "price assumed"
     api = results("capacity-chat-8b")
