@@ -277,8 +277,11 @@ def check_decision(chk: Checker, decision: Entity, workloads: dict, path: str = 
         chk.problem(obj, f"{path}.objective", f"{what}{hint}", "unknown-quantity")
     elif kinds and not any(K.objective_id(obj.value, k) in ids for k in kinds):
         what = f"workload '{ref.value}'" if ref else "any workload of this scenario"
+        fits = [x for x in ("cost", "monthly_cost", "duration", "latency", "tokens_per_s")
+                if any(K.objective_id(x, k) in ids for k in kinds)][:3] or ["latency"]    # never the value refused
+        said = " or ".join(filter(None, (", ".join(fits[:-1]), fits[-1])))   # (monthly_cost was suggested for it)
         chk.problem(obj, f"{path}.objective", f"'{obj.value}' is not computed for {what} "
-                    f"({', '.join(sorted(kinds))}); e.g. latency, cost or monthly_cost", "objective-not-computed")
+                    f"({', '.join(sorted(kinds))}); e.g. {said}", "objective-not-computed")
     if ref and ref.value in workloads:
         check_budget(chk, decision, workloads[ref.value].get("kind"), path)
         kinds_asked = [v for k, v in sorted(decision.values.items()) if k.startswith("options[")]

@@ -87,7 +87,10 @@ def test_the_objective_must_be_a_number_the_workload_computes():
     embed = base + "  embed: {kind: forward, parameters: 1e8, tokens: 16}\n"
     assert problems_of(embed + "decision: {workload: embed, objective: cost_per_million_tokens}\n")[0] == (
         "s.yaml:10:40: error: decision.objective: 'cost_per_million_tokens' is not computed for workload 'embed' "
-        "(forward); e.g. latency, cost or monthly_cost")
+        "(forward); e.g. cost, monthly_cost or latency")
+    train = base + "  tune: {kind: train, model: llama-3.1-8b, tokens: 2e9, sequence: 4096, deadline: 5 day}\n"
+    said = problems_of(train + "decision: {workload: tune, objective: monthly_cost}\n")[0]    # never the value refused
+    assert said.endswith("'monthly_cost' is not computed for workload 'tune' (train); e.g. cost, duration or latency")
     assert [p for p in problems_of(embed + "decision: {workload: embed, objective: cost}\n") if "error" in p] == []
 
 
