@@ -74,10 +74,14 @@ def check_traffic(chk: Checker, ent: Entity, path: str, given: dict | None = Non
 
 def check_context(chk: Checker, models: dict, workloads: dict) -> None:
     """A request longer than the model's context length is a located warning (an error with --strict)."""
+    from .alternatives import given_by
     for w in workloads.values():
         m = models.get(w.get("model")) if w.has("model") else None
         if m is None or not m.has("context"):
             continue
+        if w.alternative_of and not any(k in ("model", "input_tokens", "output_tokens", "tokens", "sequence")
+                                        for k in given_by(workloads, w)):
+            continue                  # said once, at its workload
         tokens = w.get("input_tokens", 0) + w.get("output_tokens", 0) if w.get("kind") == "generate" else \
             w.get("tokens", 0) if w.get("kind") == "forward" else w.get("sequence", 0)
         if tokens > m.get("context"):
@@ -137,12 +141,20 @@ def check_narrow_efficiency(chk: Checker, devices: dict, workloads: dict, compar
 def check_heads(chk: Checker, models: dict, workloads: dict) -> None:
     """Tensor parallelism splits the attention heads: a degree that does not divide the heads (nor the key/value
     heads, or is a multiple of them, which runtimes replicate) is a layout no runtime runs; a located warning."""
+    from .alternatives import given_by
     for w in workloads.values():
         m = models.get(w.get("model")) if w.has("model") else None
         if m is None or not m.has("heads") or w.get("kind") not in ("generate", "forward", "train"):
             continue
+        if w.alternative_of and not any(k.split(".")[0] in ("parallel", "devices", "model")
+                                        for k in given_by(workloads, w)):
+            continue                  # its workload's layout, said once there (a new user read each line twice)
         heads, kv = m.get("heads"), m.get("kv_heads", m.get("heads"))
         pipeline = w.get("parallel.pipeline", 1)
+        if m.has("layers") and pipeline > m.get("layers"):
+            chk.problem(w.values.get("parallel.pipeline"), f"workloads.{w.id}.parallel.pipeline",
+                        f"{pipeline} pipeline stages exceed the {m.get('layers')} layers of model '{m.id}' (a stage "
+                        f"holds one layer at least); give at most {m.get('layers')}", "parallel-mismatch")
         counts = [(p, v) for p, v in w.values.items() if (p == "devices" or p.startswith("devices."))
                   and isinstance(v.value, (int, float))]
         if w.get("kind") == "train":          # a training run's tensor ways are given, never read from its devices

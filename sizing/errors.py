@@ -63,7 +63,8 @@ CODES = {
     "wrong-workload-kind": "a benchmark tied to a workload that is not a generate workload",
     "average-above-peak": "traffic.average above traffic.peak",
     "average-and-utilisation": "traffic.average and traffic.utilisation both given (one sets the other)",
-    "parallel-mismatch": "a parallel layout that does not multiply to the devices it splits",
+    "parallel-mismatch": "a parallel layout that does not multiply to the devices it splits, or more pipeline "
+                         "stages than the model has layers",
     "budget-not-applicable": "a budget the decided workload has no figure for (monthly for training, total for serving)",
     "currency-mismatch": "an amount in another currency than the scenario's (or a USD catalog price in another)",
     "final-needs-owner": "status: final without an owner to sign the decision",

@@ -234,6 +234,8 @@ def test_a_request_beyond_the_context_is_a_located_warning():
     (line,) = [p for p in problems_of(text) if "context" in p]
     assert line.startswith("s.yaml:") and ": warning: workloads.w: 8,500 tokens per sequence exceed the context " \
         "length of model 'dense' (8,192)" in line
+    alt = text.replace("output_tokens: 500}", "output_tokens: 500, alternatives: {fp8: {precision: fp8}}}")
+    assert len([p for p in problems_of(alt) if "context" in p]) == 1          # once, not again for the alternative
 
 
 def test_a_planned_utilisation_under_a_tenth_is_a_located_warning():
@@ -262,6 +264,21 @@ def test_a_tensor_split_that_does_not_divide_the_heads_is_a_located_warning():
     assert heads_problems("{kind: generate, model: dense, devices: 6, parallel: {tensor: 2, pipeline: 3}}") == []
     (line,) = heads_problems("{kind: generate, model: dense, devices: 5}")        # divides 40, not 8 nor a multiple
     assert "tensor parallelism 5 ways" in line and "(e.g. 4)" in line
+    # said once, at the workload: an alternative that keeps its layout repeated it at a path not in the file
+    (line,) = heads_problems("{kind: generate, model: dense, devices: 5, alternatives: {fp8: {precision: fp8}}}")
+    assert "workloads.w.devices" in line
+    assert len(heads_problems("{kind: generate, model: dense, devices: 8, alternatives: {five: {devices: 5}}}")) == 1
+
+
+def test_more_pipeline_stages_than_layers_is_an_error():
+    """A new user's `parallel: {pipeline: 40}` on a 32-layer model was ranked without a word."""
+    text = (f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n"
+            "  w: {kind: train, model: dense, tokens: 1e9, sequence: 2000, batch: 64, devices: 41, "
+            "parallel: {pipeline: 41}}\n")
+    (line,) = [p for p in problems_of(text) if "pipeline stages" in p]
+    assert ": error: workloads.w.parallel.pipeline: 41 pipeline stages exceed the 40 layers of model 'dense' (a " \
+        "stage holds one layer at least); give at most 40" in line
+    assert not [p for p in problems_of(text.replace("41", "40")) if "pipeline stages" in p]
 
 
 def test_eight_bit_arithmetic_has_its_own_efficiency():
