@@ -56,6 +56,13 @@ def test_a_device_without_a_rate_at_the_precision_is_never_recommended():
     assert r.decision.recommendation == "big"
     small = next(o for o in r.decision.options if o.device == "small")
     assert small.value is None and Failure("computable", "chat", "cost_per_million_tokens") in small.failures
+    # a training run says so too (a new user's FP8 fine-tune on an A100 only read 'fails computable')
+    train = ("sizing: 1\nname: t\ndevices:\n  a100: {from: nvidia-a100-80gb-sxm, price: 1.40 USD/hour}\nworkloads:\n"
+             "  ft: {kind: train, model: llama-3.1-8b, precision: fp8, tokens: 2e9, sequence: 4096, batch: 64}\n")
+    scn, _ = load_scenario_bytes(train.encode(), "t.yaml")
+    assert ("the device has no rate at fp8: times and rates not computed; it has fp32, tf32, bf16, fp16, int8 (set "
+            "the workload's precision, or an alternative's, to one of them) (workload ft on a100)") in [
+        p.message for p in evaluate(scn).problems]
 
 
 def test_an_on_premises_requirement_settles_the_question_before_performance():

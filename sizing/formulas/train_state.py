@@ -72,7 +72,9 @@ def tr_devices_to_fit(q):
           "rate training gets per device: the delivered rate where given, else peak × training efficiency (the "
           "share of peak the arithmetic runs at, read from published runs as their model-FLOPs utilisation; a "
           "recomputed forward pass is arithmetic too, counted in the work)",
-          display="TFLOP/s", label="Training rate per device")
+          display="TFLOP/s", label="Training rate per device",
+          warn="the device has no rate at this precision: times and rates not computed",
+          warn_on=("compute_rate", "delivered_given", "cores", "fma_units", "vector_width", "clock"))
 def tr_rate(q):
     return first_present(q.delivered_given, q.peak_rate * q.train_efficiency)
 
