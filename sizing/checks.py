@@ -72,16 +72,20 @@ def check_traffic(chk: Checker, ent: Entity, path: str, given: dict | None = Non
                     "average-and-utilisation")
 
 
+def inherits(workloads: dict, w: Entity, fields: tuple[str, ...]) -> bool:
+    """Whether `w` is an alternative that sets none of `fields` (by their first key): what a check says of them is
+    said once, at its workload, not again at a path the file does not have (a new user read each line twice)."""
+    from .alternatives import given_by
+    return bool(w.alternative_of) and not any(k.split(".")[0] in fields for k in given_by(workloads, w))
+
+
 def check_context(chk: Checker, models: dict, workloads: dict) -> None:
     """A request longer than the model's context length is a located warning (an error with --strict)."""
-    from .alternatives import given_by
     for w in workloads.values():
         m = models.get(w.get("model")) if w.has("model") else None
-        if m is None or not m.has("context"):
+        if m is None or not m.has("context") or \
+                inherits(workloads, w, ("model", "input_tokens", "output_tokens", "tokens", "sequence")):
             continue
-        if w.alternative_of and not any(k in ("model", "input_tokens", "output_tokens", "tokens", "sequence")
-                                        for k in given_by(workloads, w)):
-            continue                  # said once, at its workload
         tokens = w.get("input_tokens", 0) + w.get("output_tokens", 0) if w.get("kind") == "generate" else \
             w.get("tokens", 0) if w.get("kind") == "forward" else w.get("sequence", 0)
         if tokens > m.get("context"):
@@ -141,14 +145,11 @@ def check_narrow_efficiency(chk: Checker, devices: dict, workloads: dict, compar
 def check_heads(chk: Checker, models: dict, workloads: dict) -> None:
     """Tensor parallelism splits the attention heads: a degree that does not divide the heads (nor the key/value
     heads, or is a multiple of them, which runtimes replicate) is a layout no runtime runs; a located warning."""
-    from .alternatives import given_by
     for w in workloads.values():
         m = models.get(w.get("model")) if w.has("model") else None
-        if m is None or not m.has("heads") or w.get("kind") not in ("generate", "forward", "train"):
+        if m is None or not m.has("heads") or w.get("kind") not in ("generate", "forward", "train") or \
+                inherits(workloads, w, ("parallel", "devices", "model")):
             continue
-        if w.alternative_of and not any(k.split(".")[0] in ("parallel", "devices", "model")
-                                        for k in given_by(workloads, w)):
-            continue                  # its workload's layout, said once there (a new user read each line twice)
         heads, kv = m.get("heads"), m.get("kv_heads", m.get("heads"))
         pipeline = w.get("parallel.pipeline", 1)
         if m.has("layers") and pipeline > m.get("layers"):

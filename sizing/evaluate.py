@@ -13,6 +13,7 @@ from . import formulas as F
 # Input and derived are re-exported
 from .binding import Binder, Input, arithmetic, derived, input_values, not_offered, pair_plan  # noqa: F401
 from .errors import Problem
+from .formulas.common import NO_RATE
 from .formulas.graph import Planned, QuantityDef
 from . import kinds as K
 from .decide import BUDGETS, decide
@@ -280,7 +281,7 @@ def warnings(scn: Scenario, pairs: list[Pair], blanks: dict[str, Input]) -> list
             if (ent.id, x.d.warn) in seen:
                 continue
             seen.add((ent.id, x.d.warn))
-            msg = f"{no_rate(w, d) if x.d.id in RATES else x.d.warn} (workload {w.id} on {d.id})"
+            msg = f"{no_rate(w, d) if x.d.warn == NO_RATE else x.d.warn} (workload {w.id} on {d.id})"
             out.append(Problem(scn.file, ent.line, ent.col, f"{ent.kind}s.{ent.id}", msg, "warning",
                                code="missing-input"))
         if (spanned := beyond_domain(w, d, p)) and (d.id, "beyond-domain") not in seen:
@@ -305,9 +306,6 @@ def beyond_domain(w: Entity, d: Entity, p: Pair) -> str | None:
     return (f"{n:,.0f} devices work together (workload {w.id}), more than one scale-up domain of {domain}, but the "
             "device has no network figure (network: {bandwidth, latency}): collectives between domains are counted "
             "at the interconnect's rate, which understates them; give the network the servers are joined by")
-
-
-RATES = ("delivered_rate", "train_rate")       # the rate a workload's times need: none at its precision, named
 
 
 def no_rate(w, d) -> str:

@@ -40,8 +40,8 @@ def problems_of(text: str, name: str = "s.yaml") -> list[str]:
 
 def shown(r: Results, dec, o) -> str:
     """An option as the workbook names it ('Instinct MI300X (batch 21), on demand')."""
-    from sizing.render.workbook.base import option_names
-    return option_names(r, dec)[o.id]
+    from sizing.narrative.memo import table_names
+    return table_names(r, dec, figure=False)[o.id]
 
 
 def value(r: Results, workload: str, device: str, qid: str):

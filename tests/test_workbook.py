@@ -20,7 +20,7 @@ from sizing.errors import OutputError
 from sizing.evaluate import Results, evaluate
 from sizing.render import workbook
 from sizing.render.workbook.results import FAILURES, WHERE, failure_name
-from sizing.render.workbook.base import option_names
+from sizing.narrative.memo import table_names
 from sizing.render.workbook.summary import SERVING_CHECK
 from sizing.render.workbook import (MASTER, RECOMMENDATION, REQUIREMENTS_MET, names_of, recommendation_name, valid_name,
                                     workbook_bytes, write_workbook)
@@ -450,7 +450,7 @@ def test_failed_requirements_are_listed_live(cases):
     rows = {r[0].value: r for r in ws.iter_rows() if r[0].value in ("fails", "rank")}
     devices = [c.value for c in next(r for r in ws.iter_rows() if r[1].value == "unit")[2:]]
     source = cases["chat-70b-fp8"].results               # the workbook names options as the source did
-    name = lambda o: option_names(source, source.decision).get(o.id, o.label)   # noqa: E731
+    name = lambda o: table_names(source, source.decision, figure=False).get(o.id, o.label)   # noqa: E731
     ranking = [o for o in case.results.decision.options if o.workload not in new
                and not (case.results.scenario.workloads[o.workload].found and name(o) not in devices)]
     #                  (a way of paying a found batch saves in only at the edited batch: not an option of the book)

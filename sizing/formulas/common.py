@@ -70,7 +70,14 @@ def forced_basis(q) -> str | None:
     return basis if basis in ("rent", "reserved", "own") else None
 
 
+NO_RATE = "the device has no rate at this precision: times and rates not computed"
+RATE_INPUTS = ("compute_rate", "delivered_given", "cores", "fma_units", "vector_width", "clock")   # what a rate needs
 OWN_FIRST = "own-first"      # a workload required on premises: owned wherever a purchase is given, else the cheapest
+
+
+def own_first(q) -> bool:
+    """Whether a workload required on premises costs the device as owned wherever its purchase cell holds a number."""
+    return q.text("basis") == OWN_FIRST and not isinstance(q.own_rate, Missing)
 
 
 def owned(q):
@@ -80,7 +87,7 @@ def owned(q):
     if forced_basis(q) is not None:
         return Const(forced_basis(q) == "own")
     own, rent = q.own_rate, q.rent_rate
-    if q.text("basis") == OWN_FIRST and not isinstance(own, Missing):
+    if own_first(q):
         return where(given(own), Const(True), Const(False))
     if isinstance(own, Missing) or isinstance(rent, Missing):     # a plan without a price or purchase cell
         return NA if isinstance(own, Missing) and isinstance(rent, Missing) else Const(not isinstance(own, Missing))

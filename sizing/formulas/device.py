@@ -1,6 +1,6 @@
 """Device quantities: rates, ridge points, cost per device."""
 
-from .common import FLOP_PER_MAC, OWN_FIRST, cheaper_given, forced_basis, owned
+from .common import FLOP_PER_MAC, NO_RATE, RATE_INPUTS, cheaper_given, forced_basis, own_first, owned
 from .expr import Const, Missing, first_present, given, if_given, where
 from .graph import ALL, NA, quantity
 
@@ -22,8 +22,7 @@ def peak_rate(q):
 
 
 @quantity(ALL, "delivered_rate", "FLOP/s", "rate the workload gets: as given, else peak × efficiency",
-          display="TFLOP/s", warn="the device has no rate at this precision: times and rates not computed",
-          warn_on=("compute_rate", "delivered_given", "cores", "fma_units", "vector_width", "clock"),
+          display="TFLOP/s", warn=NO_RATE, warn_on=RATE_INPUTS,
           label="Delivered rate")
 def delivered_rate(q):
     return first_present(q.delivered_given, q.peak_rate * q.efficiency)
@@ -89,7 +88,7 @@ def hourly_rate(q):
     forced = {"rent": if_given(q.price, q.price), "reserved": q.rent_rate, "own": q.own_rate}.get(forced_basis(q))
     if forced is not None:
         return forced
-    if q.text("basis") == OWN_FIRST and not isinstance(q.own_rate, Missing):     # on premises: owned if it can be
+    if own_first(q):                                                            # on premises: owned if it can be
         return where(given(q.own_rate), q.own_rate, cheaper_given(q.rent_rate, q.own_rate))
     return cheaper_given(q.rent_rate, q.own_rate)
 

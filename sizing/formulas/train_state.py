@@ -1,8 +1,9 @@
 """Training and fine-tuning, what a run is before it is laid out: its state, its memory on one device, the devices
 that hold it, its work and the rate it runs at."""
 
-from .common import (ATTENTION_FLOP, COMPUTE_PASSES, FLOP_PER_PARAM_TOKEN, PASS_FLOP_PER_PARAM_TOKEN,
-                     RECOMPUTED_PASSES, TOKEN, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, after_reserve, used_parameters)
+from .common import (ATTENTION_FLOP, COMPUTE_PASSES, FLOP_PER_PARAM_TOKEN, NO_RATE, PASS_FLOP_PER_PARAM_TOKEN,
+                     RATE_INPUTS, RECOMPUTED_PASSES, TOKEN, WEIGHT_GRAD_FLOP_PER_PARAM_TOKEN, after_reserve,
+                     used_parameters)
 from .expr import ceil, constant, first_present, maximum, sum_present, where
 from .graph import NA, quantity
 from .train_layout import BYTE, kept_per_token
@@ -73,8 +74,7 @@ def tr_devices_to_fit(q):
           "share of peak the arithmetic runs at, read from published runs as their model-FLOPs utilisation; a "
           "recomputed forward pass is arithmetic too, counted in the work)",
           display="TFLOP/s", label="Training rate per device",
-          warn="the device has no rate at this precision: times and rates not computed",
-          warn_on=("compute_rate", "delivered_given", "cores", "fma_units", "vector_width", "clock"))
+          warn=NO_RATE, warn_on=RATE_INPUTS)
 def tr_rate(q):
     return first_present(q.delivered_given, q.peak_rate * q.train_efficiency)
 

@@ -93,10 +93,8 @@ def table_names(r: Results, dec: Decision, figure: bool = True) -> dict[str, str
     the engine's label where two would read the same (a procurement reviewer read 'h100, b32' as an internal code);
     without `figure`, the scenario's own batch beside a found one reads '(as stated)' (the workbook's: its batch is
     an input an edit would leave stale in a name)."""
-    words = {o.id: option_words(r, o, short=True) for o in dec.options}
-    if not figure:
-        words = {o.id: w.replace(stated_batch(r, o) or "\0", " (as stated)", 1)
-                 for o, w in zip(dec.options, words.values())}
+    words = {o.id: option_words(r, o, short=True) if figure else
+             option_words(r, o, short=True).replace(stated_batch(r, o) or "\0", " (as stated)", 1) for o in dec.options}
     seen = list(words.values())
     return {o.id: (o.label if seen.count(words[o.id]) > 1 else words[o.id]) for o in dec.options}
 

@@ -98,8 +98,9 @@ def closer(r: Results, dec: Decision, o: Option, stated: str, short: bool = Fals
     """A batch sizing found runs closer to the latency targets than the stated one: 'batch 21, found by sizing, runs
     closer to the latency targets than the stated 16 (time between tokens 40.34 ms against 35.48 ms, the target 50
     ms); it misses a latency target in 11 % of the simulated cases, the stated batch in < 1 %'. `short`, for the
-    options table: 'misses a latency target in 33 % of the simulated cases (batch 16: < 1 %)' (a finance reviewer found the
-    H100's batch 39 meeting them in 67 % of the draws on the workbook, 'closer to its latency targets' in the PDF)."""
+    options table: 'misses a latency target in 33 % of the simulated cases (batch 16: < 1 %)' (a finance reviewer
+    found the H100's batch 39 meeting them in 67 % of the draws on the workbook, 'closer to its latency targets' in
+    the PDF)."""
     from ..batch_search import latencies
     from ..render.format import human
     from .confidence import share                    # as How sure writes a share ('< 1 %')

@@ -344,9 +344,13 @@ class Book:
         return put(ws, row, col, self.formula(e, local), fmt, value_of=self.value(e))
 
     def option_name(self, dec: Any, o: Any) -> str:
-        """An option as the workbook names it (option_names)."""
+        """An option as the workbook names it: as the report does ('Instinct MI300X (batch 21), on demand'), the
+        scenario's own batch beside a found one '(as stated)' without its figure (the batch is an input: an edit would
+        leave the name stale); the engine's label where two would read the same (a finance reviewer read 'mi300x,
+        b21' as an internal code)."""
         if dec.id not in self.option_names:
-            self.option_names[dec.id] = option_names(self.r, dec)
+            from ...narrative.memo import table_names
+            self.option_names[dec.id] = table_names(self.r, dec, figure=False)
         return self.option_names[dec.id].get(o.id, o.label)
 
     def cell_value(self, where: str) -> Any:
@@ -363,15 +367,6 @@ class Book:
         w = self.scn.workloads[wid]
         t = w.get("title")
         return f"{wid} ({w.get('kind')})" + (f": {t}" if t else "")
-
-
-def option_names(r: Results, dec: Any) -> dict[str, str]:
-    """Each option of a decision as the workbook names it: as the report does ('Instinct MI300X (batch 21), on
-    demand'), the scenario's own batch beside a found one '(as stated)' without its figure (the batch is an input: an
-    edit would leave the name stale); the engine's label where two would read the same (a finance reviewer read
-    'mi300x, b21' as an internal code)."""
-    from ...narrative.memo import table_names
-    return table_names(r, dec, figure=False)
 
 
 def option_value(b: Book, dec: Any, o: Any, qid: str) -> tuple[str | None, Any]:
