@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .evaluate import Results
 
 FIT = "fit"               # the automatic alternative: a serving workload on the devices that hold it
+SERVED = ("generate", "forward")          # the kinds it is added for: served from replicas of devices
 TWIN = {"traffic.average": "traffic.utilisation", "traffic.utilisation": "traffic.average"}   # one sets the other
 
 PREFIX = re.compile(r"^alternatives\.([^.]+)\.")
@@ -155,7 +156,7 @@ def sharded(scn: Scenario, r: Results) -> Scenario | None:
     for p in r.pairs:
         w = scn.workloads.get(p.workload)
         n = holding(p.values.get("fits"), p.values.get("devices_to_fit"))
-        if w is None or (w.alternative_of or w.id) not in decided or w.automatic or p.kind != "generate" or n is None:
+        if w is None or (w.alternative_of or w.id) not in decided or w.automatic or p.kind not in SERVED or n is None:
             continue
         pinned = w.has(f"devices.{p.device}") or any(
             (k == "devices" or k.startswith("parallel.")) and v.source != "default" for k, v in w.values.items())

@@ -95,6 +95,19 @@ def check_context(chk: Checker, models: dict, workloads: dict) -> None:
                         "longer context", "over-context", "warning")
 
 
+def check_unused_share(chk: Checker, workloads: dict) -> None:
+    """A LoRA share on a full training run trains nothing less: every parameter is trained, so the share is
+    ignored, with a located warning (said where it is written, not at an alternative that only inherits it)."""
+    for w in workloads.values():
+        v = w.values.get("trainable")
+        if w.get("kind") != "train" or w.get("method") == "lora" or v is None or v.source == "default" \
+                or inherits(workloads, w, ("trainable",)):
+            continue
+        chk.problem(v, f"workloads.{w.id}.trainable", f"'{v.text}' is the share of the parameters LoRA trains, but "
+                    f"method {w.get('method')} trains all of them, so it is ignored; set method: lora, or remove "
+                    "trainable", "unused-field", "warning")
+
+
 def check_api_input_price(chk: Checker, workloads: dict) -> None:
     """A hosted API priced by its output tokens only prices the prompt at nothing: a located warning (a provider
     charges for input tokens too, and prompts are often most of the tokens)."""
@@ -118,8 +131,8 @@ def check_unsold_purchase(chk: Checker, devices: dict) -> None:
         if v is None or sold_on_premises(d):
             continue
         chk.problem(v, f"devices.{d.id}.costs.purchase", f"the device is not sold for use on premises (deployment: "
-                    f"{', '.join(deployments(d))}): owning it is not priced; remove the purchase price, or add on-prem to "
-                    "its deployment if you can buy it", "not-sold", "warning")
+                    f"{', '.join(deployments(d))}): owning it is not priced; remove the purchase price, or add on-prem "
+                    "to its deployment if you can buy it", "not-sold", "warning")
 
 
 def check_narrow_efficiency(chk: Checker, devices: dict, workloads: dict, compare: list[str]) -> None:

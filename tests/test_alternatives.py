@@ -196,6 +196,36 @@ def test_an_alternative_that_does_not_fit_is_priced_on_the_devices_that_hold_it(
     assert "chat-fp8-fit" not in pinned.scenario.workloads and "chat-fit" in pinned.scenario.workloads
 
 
+def test_a_forward_workload_that_does_not_fit_is_priced_on_the_devices_that_hold_it():
+    """A 70B embedder in BF16 (141 GB of weights) fits neither an L4 nor an H100: each was left 'n/a, fails
+    fits_memory' with no count. Like a served LLM it now gets `fit`: 8 L4s (the 7 that hold it, rounded up to a
+    power of two), 2 H100s, priced exactly as the scenario written with those devices; the fallback line says the
+    fleet's devices are a replica's ('6 × H100 (2 devices)' was read as 2 of the 6)."""
+    text = """\
+sizing: 1
+name: embed
+devices:
+  l4: {from: nvidia-l4, price: 0.8 USD/hour}
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}
+workloads:
+  embed: {kind: forward, model: llama-3.1-70b, precision: bf16, tokens: 512, batch: 8, traffic: {peak: 50 request/s}}
+decision: {objective: monthly_cost}
+"""
+    r = evaluate(load(text))
+    assert [r.pair("embed", d).values["devices_to_fit"] for d in ("l4", "h100")] == [7, 2]
+    fit = r.scenario.workloads["embed-fit"]
+    assert fit.automatic and (fit.get("devices.l4"), fit.get("devices.h100")) == (8, 2)
+    written = evaluate(load(text.replace("batch: 8,", "batch: 8, devices: {l4: 8, h100: 2},")))
+    for d in ("l4", "h100"):
+        assert r.pair("embed-fit", d).values == written.pair("embed", d).values
+    dec = r.decision
+    assert dec.best.id == "h100 fit busy hours" and dec.option("h100 fit").passes
+    assert dec.option("h100 fit").value == written.pair("embed", "h100").values["monthly_cost"]
+    assert verdict(r, dec, dec.option("h100")).endswith("(2 devices would hold it; ranked as h100, fit)")
+    from sizing.narrative.memo import fallback
+    assert "rent 6 × H100 SXM5 80GB by the hour, all month (2 devices a replica), $10,958/month" in fallback(r, dec)
+
+
 def test_a_what_if_on_the_workload_moves_its_alternatives():
     """The sensitivity moves the workload's tokens; the LoRA alternative, which does not set them, moves too (as
     its workbook cell follows the workload's): the what-if equals the scenario written with fewer tokens."""

@@ -281,6 +281,23 @@ def test_more_pipeline_stages_than_layers_is_an_error():
     assert not [p for p in problems_of(text.replace("41", "40")) if "pipeline stages" in p]
 
 
+def test_a_lora_share_on_a_full_training_run_is_a_located_warning():
+    """A new user's `trainable: 5 %` beside `method: full` was ignored without a word."""
+    text = (f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n"
+            "  w: {kind: train, model: dense, tokens: 1e9, method: full, trainable: 5 %ALT}\n")
+    (line,) = [p for p in problems_of(text.replace("ALT", "")) if "trainable" in p]
+    where = text.index("5 %")
+    assert line.startswith(f"s.yaml:{text[:where].count(chr(10)) + 1}:{where - text.rindex(chr(10), 0, where)}: "
+                           "warning: workloads.w.trainable: '5 %' "
+                           "is the share of the parameters LoRA trains, but method full trains all of them, so it is "
+                           "ignored; set method: lora, or remove trainable")
+    lora = text.replace("method: full", "method: lora")
+    full = ", alternatives: {full: {method: full}}"
+    assert not [p for p in problems_of(lora.replace("ALT", full)) if "trainable" in p]   # inherited, not written
+    assert len([p for p in problems_of(text.replace("ALT", ", alternatives: {lora: {method: lora}}"))
+                if "trainable" in p]) == 1                                   # at the workload, not at its alternative
+
+
 def test_eight_bit_arithmetic_has_its_own_efficiency():
     text = """\
 sizing: 1

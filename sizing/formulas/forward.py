@@ -1,9 +1,9 @@
 """Forward passes (encoders, embedders, classifiers, edge models): a batch of requests per pass."""
 
-from .common import (FLOP_PER_PARAM_TOKEN, MILLION, MONTH, NO_FABRIC, REQUEST, REQUEST_COPIES, TOKEN,
+from .common import (after_reserve, FLOP_PER_PARAM_TOKEN, MILLION, MONTH, NO_FABRIC, REQUEST, REQUEST_COPIES, TOKEN,
                      TP_ALL_REDUCES, all_reduce, attention_flops, embedding, plus, roofline_time,
                      weights_read, without_fabric)
-from .expr import first_present, if_given, Missing, sum_present
+from .expr import ceil, first_present, if_given, Missing, sum_present
 from .graph import NA, comparison, quantity
 from .traffic import priced
 
@@ -16,6 +16,11 @@ def fw_footprint(q):
           compares=("footprint_bytes", "replica_memory"), requirement=True)
 def fw_fits(q):
     return q.footprint_bytes <= q.replica_memory
+
+
+@quantity("forward", "devices_to_fit", "", "devices needed to hold the weights", label="Devices to fit", count=True)
+def fw_devices_to_fit(q):
+    return ceil(q.footprint_bytes / after_reserve(q, q.memory))
 
 
 @quantity("forward", "arithmetic_parameters", "",

@@ -121,15 +121,16 @@ def setup(r: Results, o: Option) -> str:
     return "" if w is None or titled else f"set up with {alternative_phrase(r, o)}"
 
 
-def alternative_phrase(r: Results, o: Option) -> str:
+def alternative_phrase(r: Results, o: Option, per_replica: bool = False) -> str:
     """What an option's alternative changes, as page one names it: 'batch 32', 'precision fp8, 2 devices' (the
-    devices of the option's own device only); its id where it changes more than three things."""
+    devices of the option's own device only; '2 devices a replica' with `per_replica`, beside a fleet's count:
+    'rent 6 × H100 (2 devices)' was read as 2 of the 6); its id where it changes more than three things."""
     w = r.scenario.workloads.get(o.workload)
     given = alternatives.given_by(r.scenario.workloads, w) if w is not None else {}
     parts = []
     for path, v in given.items():
         if path == "devices" or path == f"devices.{o.device}":
-            parts.append(f"{v.text} device{'' if str(v.text) == '1' else 's'}")
+            parts.append(f"{v.text} device{'' if str(v.text) == '1' else 's'}" + (" a replica" if per_replica else ""))
         elif path.startswith("parallel.") and not (w is not None and w.automatic):     # 'fit' sets them with devices
             parts.append(f"{path.split('.', 1)[1].replace('_', ' ')} {v.text}")       # 'tensor 8': tp8 ≠ recompute
         elif path != "title" and not path.startswith(("devices.", "parallel.")):
@@ -196,10 +197,7 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
     n = v.get("fleet_devices", v.get("devices") if p and p.kind == "train" else None)
     many = f"{human(n, '')} × " if isinstance(n, float) else ""
     basis = v.get("cost_basis")
-    replicas = v.get("replicas")
-    detail = f"{count(replicas, 'replica')} of {count(n / replicas, 'device')}" \
-        if isinstance(replicas, float) and isinstance(n, float) and replicas and n != replicas else \
-        servers(r, dec, o, v) if p is not None and p.kind == "train" else ""
+    detail = replica_words(v) or (servers(r, dec, o, v) if p is not None and p.kind == "train" else "")
     if p is not None and p.kind != "train" and isinstance(n, float):
         detail = "; ".join(x for x in (detail, served_servers(r, o, n)) if x)
     if o.alternative:                   # the hardware line names hardware; what runs on it goes below
@@ -212,6 +210,14 @@ def action(r: Results, dec: Decision, o: Option) -> tuple[str, str]:
             ("" if p.kind == "train" else ", all month")
         return f"Rent {many}{name} {how}", detail
     return (f"Choose {many}{name}" if many else f"Choose {name}"), detail
+
+
+def replica_words(v: dict) -> str:
+    """A fleet of replicas of more than one device each: '3 replicas of 2 devices'; '' otherwise."""
+    replicas, n = v.get("replicas"), v.get("fleet_devices")
+    if not isinstance(replicas, float) or not isinstance(n, float) or not replicas or n == replicas:
+        return ""
+    return f"{count(replicas, 'replica')} of {count(n / replicas, 'device')}"
 
 
 def served_servers(r: Results, o: Option, n: float) -> str:
@@ -307,7 +313,7 @@ def fallback(r: Results, dec: Decision) -> str:
         return ""
     act, _ = action(r, dec, own)
     if own.alternative and own.variant != "busy_hours":       # the hardware line leaves what runs on it to its detail
-        act = f"{act} ({alternative_phrase(r, own)})"
+        act = f"{act} ({alternative_phrase(r, own, bool(replica_words(pair_of(r, dec, own).values)))})"
     unit, _ = objective_unit(dec)
     best = "best" if dec.maximise or "USD" not in unit else "cheapest"
     more = (f"; {shown_gap(own.value, b.value, unit)} more"
