@@ -35,3 +35,14 @@ def test_a_second_workload_lists_only_what_the_first_did_not():
     seconds = {(g.entity, f) for g in two.inputs for f, *_ in g.rows}
     assert firsts and seconds and not firsts & seconds
     assert two.repeated.startswith(f"The inputs listed above under “{one.title}” apply here too")
+
+
+def test_a_layout_at_another_count_is_listed_where_the_count_differs_from_the_devices_used():
+    """The layout on whole servers is listed (72 H100s beside the 68 used); the one on the devices that hold the
+    state is not (they are the devices used: its rows would repeat the rows above)."""
+    r = results_of("pretrain-deadline")
+    (table,) = sections(r)[0].results
+    labels = [row[0] for row in table.rows]
+    assert "Weights sharded on whole servers" in labels and "Training time on whole servers" in labels
+    assert not [x for x in labels if x.endswith("on the devices that hold the state")]
+    assert "Training time on devices that hold the state" in labels                  # the figure itself stays

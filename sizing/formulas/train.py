@@ -4,9 +4,10 @@ layers recomputed for room, or sharded), its communication and bubble, the train
 from .common import NO_FABRIC, NO_PRICE, plus, without_fabric
 from .expr import Const, ceil, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
+from .train_at import layout_at
 from .train_layout import (balance_at, data_parallel_at, deadline_count, exposed, first_devices, forward_time_at, known,
                            memory_whole, micro_batches_at, overhead_for_deadline, recompute_share, reduce_for_deadline,
-                           reduce_once_at, sequences_in_flight, sequences_in_flight_at, shard, sharded_by,
+                           reduce_once_at, sequences_in_flight, shard, sharded_by,
                            sharded_parts_at, tensor_parallel_at, whole_replicas)
 
 
@@ -40,50 +41,7 @@ def tr_devices_for_deadline_first(q):
     return deadline_count(q, q.reduce_for_work, q.overhead_for_work)
 
 
-@quantity("train", "memory_whole_for_first", "byte", "memory per device at the first estimate's devices with the "
-          "weights kept whole, as memory_weights_whole is at the devices used", display="GB",
-          label="Memory per device, weights whole, at the first estimate")
-def tr_memory_whole_for_first(q):
-    n = first_devices(q)
-    return memory_whole(q, n, sequences_in_flight_at(q, n) * q.activation_per_sequence)
-
-
-@quantity("train", "recompute_share_for_first", "", "share of the layers recomputed to keep the weights whole at the "
-          "first estimate's devices, as recompute_share is at the devices used", display="%",
-          label="Layers recomputed for room at the first estimate")
-def tr_recompute_share_for_first(q):
-    return recompute_share(q, q.memory_whole_for_first, sequences_in_flight_at(q, first_devices(q)))
-
-
-@quantity("train", "sharded_for_first", "", "the weights sharded at the first estimate's devices, as weights_sharded "
-          "is at the devices used", label="Weights sharded at the first estimate", type="check")
-def tr_sharded_for_first(q):
-    n = first_devices(q)
-    return sharded_by(q, q.memory_whole_for_first, q.recompute_share_for_first,
-                      lambda: (forward_time_at(q, n), *sharded_parts_at(q, n), reduce_once_at(q, n)))
-
-
-@quantity("train", "reduce_for_first", "s", "gradient all-reduce per step at the first estimate's devices in the "
-          "layout taken there (none where the weights are sharded)", display="s",
-          label="All-reduce per step at the first estimate")
-def tr_reduce_for_first(q):
-    if without_fabric(q) is not None:
-        return Const(0, "s")
-    return where(known(q.sharded_for_first), Const(0, "s"), reduce_once_at(q, first_devices(q)))
-
-
-@quantity("train", "layout_for_first", "s", "per step at the first estimate's devices, what the layout taken there "
-          "adds: the sharded weights' collectives compute does not hide, or the layers recomputed for room",
-          display="s", label="Layout time per step at the first estimate")
-def tr_layout_for_first(q):
-    n, none = first_devices(q), Const(0, "s")
-    forward = forward_time_at(q, n)
-    if without_fabric(q) is not None:
-        return first_present(where(known(q.sharded_for_first), none, q.recompute_share_for_first * forward), none)
-    if q.text("recompute") == "yes":
-        return where(known(q.sharded_for_first), exposed(forward, *sharded_parts_at(q, n)), none)
-    return first_present(where(known(q.sharded_for_first), exposed(forward, *sharded_parts_at(q, n)),
-                               q.recompute_share_for_first * forward), none)
+layout_at("first", first_devices, "the first estimate's devices", "at the first estimate")
 
 
 @quantity("train", "overhead_for_first", "s", "device-time besides the work at the first estimate's devices: the "

@@ -1,10 +1,10 @@
 """The same training run on other device counts: the devices that hold the state, and every device of the whole
 servers (scale-up domains) a run needs where servers are sold whole."""
 
-from .expr import ceil, if_given, maximum, nothing, where
+from .expr import ceil, first_present, floor, if_given, maximum, nothing, where
 from .graph import quantity
-from .common import without_fabric
-from .train_layout import bubble_share_at, known, whole_layout_time_at, whole_replicas
+from .train_at import duration_at, layout_at
+from .train_layout import shard, whole_replicas
 
 
 @quantity("train", "devices_that_fit", "", "the fewest whole replicas that hold the state, and at least the devices "
@@ -15,24 +15,18 @@ def tr_devices_that_fit(q):
     return maximum(whole_replicas(q, q.devices_to_fit), q.devices)
 
 
+layout_at("fit", lambda q: q.devices_that_fit, "the devices that hold the state", "on the devices that hold the "
+          "state")
+
+
 @quantity("train", "duration_that_fits", "s",
           "the same training on the devices that hold the state: the training time where they are the devices "
-          "used, else work at the training rate with the bubble + steps × communication at that count with the "
-          "weights kept whole (as on the devices used where they shard them); none where no count holds it",
+          "used, else laid out there as the devices used are: the compute on the busiest way with the bubble + "
+          "steps × (the all-reduce not hidden + tensor-parallel all-reduces + the layout's time); none where no "
+          "count holds it",
           display="h", label="Training time on devices that hold the state")
 def tr_duration_that_fits(q):
-    return where(q.devices_to_fit > 0, duration_at(q, q.devices_that_fit), nothing())
-
-
-def duration_at(q, n):
-    """The training time on `n` devices, at least the devices used: the training time where they are the same, else
-    the work at the training rate with the bubble + steps × communication: at that count with the weights kept
-    whole, or as on the devices used where those shard them (the gathers do not shrink with more devices)."""
-    comm = whole_layout_time_at(q, n)
-    if without_fabric(q) is None:
-        comm = where(known(q.weights_sharded), q.communication_time, comm)
-    other = q.flops / (q.train_rate * n) * (1 + bubble_share_at(q, n)) + q.steps * comm
-    return where(n <= q.devices, q.duration, other)
+    return where(q.devices_to_fit > 0, duration_at(q, q.devices_that_fit, "fit"), nothing())
 
 
 @quantity("train", "cost_that_fits", "USD",
@@ -51,13 +45,24 @@ def tr_whole_domain_devices(q):
                  q.devices)
 
 
+@quantity("train", "whole_domain_working", "", "devices of the whole servers the run works on: the whole replicas "
+          "(tensor × pipeline) among them, the rest idle; the devices used where the data-parallel ways are given",
+          label="Devices working on whole servers", count=True)
+def tr_whole_domain_working(q):
+    return first_present(q.data_given * shard(q), floor(q.whole_domain_devices / shard(q)) * shard(q))
+
+
+layout_at("servers", lambda q: q.whole_domain_working, "the whole servers' working devices", "on whole servers")
+
+
 @quantity("train", "duration_whole_domains", "s", "the same training on every device of the whole servers it "
-          "needs: the training time where it fills them, else work at the training rate with the bubble + steps × "
-          "communication at that count with the weights kept whole (as on the devices used where they shard them)",
+          "needs: the training time where it fills them, else laid out there as the devices used are: the compute "
+          "on the busiest way with the bubble + steps × (the all-reduce not hidden + tensor-parallel all-reduces + "
+          "the layout's time)",
           display="h",
           label="Training time on whole servers")
 def tr_duration_whole_domains(q):
-    return if_given(duration_at(q, q.whole_domain_devices), q.whole_domains)
+    return if_given(duration_at(q, q.whole_domain_working, "servers"), q.whole_domains)
 
 
 @quantity("train", "cost_whole_domains", "USD", "the same training on whole servers: its training time × their "

@@ -167,12 +167,6 @@ def tensor_parallel_at(q, devices):
     return TRAIN_TP_ALL_REDUCES * q.layers / q.pipeline * all_reduce(q, q.tensor_given, message)
 
 
-def communication_at(q, devices, sync, gather):
-    """Per step at `devices`, what compute does not hide of the gradient reduction and weight gathers, and the
-    tensor-parallel all-reduces."""
-    return sum_present(exposed(forward_time_at(q, devices), sync, gather), tensor_parallel_at(q, devices))
-
-
 def reduce_for_deadline(q, n):
     """The gradient all-reduce per step at `n` devices, weights kept whole (none counted without a fabric)."""
     return Const(0, "s") if without_fabric(q) is not None else reduce_once_at(q, n)
@@ -180,9 +174,10 @@ def reduce_for_deadline(q, n):
 
 def overhead_for_deadline(q, n):
     """Device-time besides the work at `n` devices: the work × the bubble share + steps × the tensor-parallel time ×
-    devices (it shrinks as 1 / devices, so this product stays put)."""
+    devices (it shrinks as 1 / devices, so this product stays put); without the model's layers and hidden size the
+    tensor-parallel time is not counted, as in the training time (a deadline's count was lost with it)."""
     bubble = q.flops / q.train_rate * bubble_share_at(q, n)
-    return bubble if without_fabric(q) is not None else bubble + q.steps * tensor_parallel_at(q, n) * n
+    return bubble if without_fabric(q) is not None else sum_present(bubble, q.steps * tensor_parallel_at(q, n) * n)
 
 
 def deadline_count(q, reduce, overhead):
@@ -196,10 +191,3 @@ def deadline_count(q, reduce, overhead):
     # so (more than the batch's sequences would idle: a step cannot be split finer)
     each = maximum(1, floor(q.batch * shard(q) / need))
     return where(room > 0, minimum(ceil(q.batch / each), q.batch) * shard(q), 0)
-
-
-def whole_layout_time_at(q, devices):
-    """Communication per step at `devices` with the weights kept whole (none counted without a fabric)."""
-    if without_fabric(q) is not None:
-        return Const(0, "s")
-    return communication_at(q, devices, reduce_once_at(q, devices), Const(0, "s"))

@@ -25,7 +25,10 @@ def servers(r: Results, dec: Decision, o: Option, v: dict) -> str:
     took, cost, m = v.get("duration_whole_domains"), v.get("cost_whole_domains"), v.get("whole_domain_devices")
     if isinstance(took, float) and isinstance(cost, float) and isinstance(m, float):
         left, slow = deadline_left(r, dec, o, took)
-        line += (f"; on all {human(m, '')} the run takes {human(took, 's', 'days')}{left} and costs "
+        working = v.get("whole_domain_working")
+        idle = f" ({human(working, '')} working: whole replicas of {human(n / v.get('data_parallel'), '')})" \
+            if isinstance(working, float) and working < m and isinstance(v.get("data_parallel"), float) else ""
+        line += (f"; on all {human(m, '')}{idle} the run takes {human(took, 's', 'days')}{left} and costs "
                  f"{money_text(cost)}" + (f"; at its {slow[0]}, {human(took / slow[1], 's', 'days')} and "
                                           f"{money_text(cost / slow[1])}" if slow else ""))
     return line

@@ -113,10 +113,21 @@ def result_tables(pairs: list[Pair]) -> tuple[Table, ...]:
         chunk = pairs[start:start + DEVICE_COLUMNS]
         rows = []
         for qid, d in present.items():
-            if any(qid in p.values for p in chunk):
+            if any(qid in p.values for p in chunk) and not repeats(qid, chunk):
                 rows.append((label(qid, chunk[0].kind), *row_of(chunk, qid, d)))
         out.append(Table(("Quantity",) + tuple(p.device for p in chunk), tuple(rows), ("l",) + ("r",) * len(chunk)))
     return tuple(out)
+
+
+# A training run laid out at another count (the rows the workbook and JSON keep): where every device's count is the
+# devices used, its layout is the one the rows above show.
+AT_COUNT = {"_for_fit": "devices_that_fit", "_for_servers": "whole_domain_working"}
+
+
+def repeats(qid: str, pairs: list[Pair]) -> bool:
+    """Whether row `qid` repeats the devices used' layout on every pair: a layout at another count that is theirs."""
+    count = next((c for suffix, c in AT_COUNT.items() if qid.endswith(suffix)), None)
+    return count is not None and all(p.values.get(count) == p.values.get("devices") for p in pairs)
 
 
 def sweep_tables(r: Results, wid: str) -> tuple[Table, ...]:
