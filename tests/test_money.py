@@ -195,3 +195,47 @@ def test_a_device_bought_without_an_electricity_price_is_warned_about():
         "costed as bought, but no electricity price (costs.electricity): its power draw costs nothing in the running "
         "cost (workload chat)"]
     assert not [p for p in results_of("chat-70b-fp8").problems if "electricity" in p.message]
+
+
+BOUGHT_RUN = """\
+sizing: 1
+name: bought
+devices:
+  mi300x: {from: amd-mi300x, price: 2.40 USD/hour, costs: {basis: own, purchase: 20000 USD, amortisation: 3 year}}
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour, costs: {reserved_discount: 30 %}}
+workloads:
+  run: {kind: train, model: llama-3.1-8b, precision: bf16, tokens: 2e11, batch: 512, deadline: 20 day}
+decision: {objective: cost}
+"""
+
+
+def test_a_bought_training_run_states_its_capital_and_its_share_of_the_write_off():
+    """A finance reviewer and a new user read 'Buy 37 × Instinct MI300X, cost of the run $42,949' where $740,000 of
+    capital appeared nowhere: a bought run's capital is devices × purchase price, its cost the run's hours' share
+    of the write-off, and page one, the options table and the risks say both; a committed rate says only the run's
+    hours are counted."""
+    from datetime import date
+    from sizing.evaluate import evaluate
+    from sizing.narrative.risks import risks
+    from sizing.render.report.memo import figures, options_table
+    from sizing.scenario import load_scenario_bytes
+    scn, _ = load_scenario_bytes(BOUGHT_RUN.encode(), "s.yaml")
+    r = evaluate(scn)
+    v = r.pair("run", "mi300x").values
+    assert v["capex"] == v["devices"] * 20000 and v["cost_basis"] == "own"
+    assert v["write_off_share"] == pytest.approx(v["duration"] / (3 * 365.25 * 86400))
+    assert v["cost"] == pytest.approx(v["devices"] * v["duration"] * v["own_rate"])
+    assert r.pair("run", "h100").values["capex"] == 0
+    dec = r.decision
+    bought, committed = dec.option("mi300x"), dec.option("h100")
+    capital = human(v["capex"], "USD")
+    assert dec.best is bought and ("Capital (bought up front)", capital) in figures(r, dec)
+    note = next(x for x in risks(r, dec, bought, date(2026, 12, 7)) if x.startswith("bought:"))
+    assert note == (f"bought: its cost is {v['write_off_share'] * 100:.3g} % of their 36-month write-off: other work "
+                    f"must use them for the rest, or this run costs the {capital} paid up front")
+    assert "committed rate: only the run's hours are counted, not the rest of the commitment's term: other work " \
+        "must use it, or it is paid for idle" in risks(r, dec, committed, date(2026, 12, 7))
+    table, _ = options_table(r, dec, date(2026, 12, 7))
+    row = next(x for x in table.rows if "Instinct MI300X" in x[1])
+    assert row[1].endswith(f"bought at $20,000 each, {capital} up front")
+    assert "rented for the run, committed at $1.75/hour" in next(x for x in table.rows if "H100" in x[1])[1]

@@ -287,6 +287,10 @@ def test_scenario_and_workbook_are_attached():
     assert set(files) == {"chat-70b-fp8.yaml", "chat-70b-fp8.xlsx"}
     assert files["chat-70b-fp8.yaml"] == [results(path).scenario.data]
     assert files["chat-70b-fp8.xlsx"] == [WORKBOOK]
+    # a procurement reviewer looked for the attachments beside the PDF: the provenance says where they are
+    text = " ".join(" ".join(page.extract_text().split()) for page in reader(pdf(path)).pages)
+    assert "chat-70b-fp8.yaml, chat-70b-fp8.xlsx (embedded in this PDF: a PDF reader lists them under " \
+        "Attachments)" in text
 
 
 def test_without_a_workbook_only_the_scenario_is_attached():
@@ -659,3 +663,19 @@ def test_a_decision_nothing_computes_says_so_on_page_one_and_in_the_terminal():
         render(r, 200)
     scn, _ = load_scenario_bytes(text.encode(), "n.yaml")
     assert undecided(evaluate(scn)).startswith("This scenario asks no ranking question")
+
+
+def test_a_ranking_robust_to_its_assumptions_does_not_vouch_for_a_deadline_its_published_run_misses():
+    """A procurement reviewer read 'Robust choice' beside 30 B200s whose one published run, at 0.93x the predicted
+    speed, would miss the 30-day deadline: page one calls the ranking robust and says the deadline is not."""
+    path = scenario("pretrain-deadline.yaml")
+    body = squeezed(text(pdf(path), slice(0, 1)))
+    v = results(path).pair("pretrain", "b200").values
+    assert squeezed("Robust ranking: the same option is recommended") in body and "Robustchoice" not in body
+    from sizing.narrative.margin import own_runs
+    r = results(path)
+    (seen,) = own_runs(r, r.decision, r.decision.best)
+    took = human(v["duration"] / seen, "s", "days")
+    assert squeezed(f"Its deadline is not: at its published run's speed ({seen:.2f}x) its 30 devices take {took}, "
+                    "past its deadline of 30 days.") in body
+    assert "Robustchoice:" in squeezed(text(pdf(scenario("finetune-approach.yaml")), slice(0, 1)))

@@ -15,6 +15,7 @@ import pytest
 
 from helpers import ROOT, SCENARIOS, results_of, shown
 from test_alternatives import FIT_FP8
+from test_money import BOUGHT_RUN
 from sizing import formulas as F
 from sizing.errors import OutputError
 from sizing.evaluate import Results, evaluate
@@ -54,7 +55,7 @@ workloads:
   tune: {kind: train, model: llama-3.1-70b, precision: bf16, tokens: 1e9, sequence: 4096, deadline: 5 day}
 decision: {objective: cost, require: [fits_memory, meets_targets]}
 """
-EXTRA = {"alternative-fit": FIT_FP8, "sequence-outgrows": OUTGROWN}
+EXTRA = {"alternative-fit": FIT_FP8, "sequence-outgrows": OUTGROWN, "bought-run": BOUGHT_RUN}
 BOOKS = [p.stem for p in SCENARIOS] + list(EXTRA)
 
 WHAT_IFS = (
@@ -75,6 +76,9 @@ WHAT_IFS = (
            "reserved_discount: 30 %, purchase: 30000 USD, ", "reserved_discount: 30 %, "),
     WhatIf("budget-cut", "eu-assistant-eur", "decision.decision.budget.monthly", 1500, "budget: {monthly: 4000 EUR}",
            "budget: {monthly: 1500 EUR}"),
+    WhatIf("training-bought", "pretrain-deadline", "device.h100.costs.purchase", 30000,   # a run's capital
+           "  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}",
+           "  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour, costs: {purchase: 30000 USD}}"),
     WhatIf("batch-32", "ref-7b-decode", "workload.decode-batch-64.batch", 32, "    batch: 64\n",
            "    batch: 32\n"),
 )
@@ -398,7 +402,7 @@ def test_a_training_run_reconciles_devices_rate_and_duration_to_its_cost(cases):
     rows = list(ws.iter_rows(values_only=True))
     head = next(i for i, r in enumerate(rows) if r[0] == "option")
     labels = list(rows[head])
-    at = {k: labels.index(k) for k in ("devices", "cost of the run (one-off)", "duration (days)",
+    at = {k: labels.index(k) for k in ("devices", "cost of the run", "duration (days)",
                                         "hourly rate per device", "devices × hourly rate × duration = cost")}
     runs = [r for r in rows[head + 1:] if r[0]][:len(case.results.decision.options)]
     assert len(runs) == 4
@@ -406,11 +410,34 @@ def test_a_training_run_reconciles_devices_rate_and_duration_to_its_cost(cases):
     for r in runs:
         assert r[at["hourly rate per device"]] == pytest.approx(next(v for k, v in prices.items() if r[0].startswith(k)))
         assert r[at["devices"]] * r[at["hourly rate per device"]] * r[at["duration (days)"]] * 24 == \
-            pytest.approx(r[at["cost of the run (one-off)"]], rel=1e-9)
+            pytest.approx(r[at["cost of the run"]], rel=1e-9)
         assert r[at["devices × hourly rate × duration = cost"]] == 1      # TRUE, in the format that shows it
     checks = [r for r in openpyxl.load_workbook(case.values, data_only=True)["Checks"].iter_rows(values_only=True)
               if str(r[0]).startswith("the money reconciles on Summary: devices × hourly rate × duration")]
     assert checks and all(r[2] is True for r in checks)
+
+
+def test_a_bought_run_shows_its_capital_beside_its_share_of_the_write_off(cases):
+    """A finance reviewer typed a purchase price for the H100 of the pre-training run: it was costed 'own (bought)'
+    at its hours' share of the write-off, and the capital (68 × $30,000) appeared nowhere. Summary shows it, live:
+    devices × purchase price, and says the run's cost is its hours of the write-off."""
+    for name in ("bought-run", "training-bought"):
+        case = cases[name]
+        ws = openpyxl.load_workbook(case.values, data_only=True)["Summary"]
+        rows = list(ws.iter_rows(values_only=True))
+        head = next(i for i, r in enumerate(rows) if r[0] == "option")
+        at = {k: list(rows[head]).index(k) for k in ("cost basis", "devices", "capital (bought up front)")}
+        runs = {r[0]: r for r in rows[head + 1:] if r[0]}
+        bought = next(r for k, r in runs.items() if r[at["cost basis"]].startswith("own"))
+        assert bought[at["cost basis"]] == "own (bought: run's write-off share)"
+        price = 20000 if name == "bought-run" else 30000
+        assert bought[at["capital (bought up front)"]] == pytest.approx(bought[at["devices"]] * price)
+        rented = [r for r in runs.values() if not str(r[at["cost basis"]]).startswith("own")
+                  and isinstance(r[at["devices"]], (int, float))]
+        assert rented and all(r[at["capital (bought up front)"]] == 0 for r in rented)
+    reserved = [r for r in openpyxl.load_workbook(cases["bought-run"].values, data_only=True)["Summary"]
+                .iter_rows(values_only=True) if r[1] == "reserved (the run's hours only)"]
+    assert len(reserved) == 1
 
 
 def test_a_cheaper_rental_does_not_unbuy_a_fleet_that_must_run_on_premises(cases):

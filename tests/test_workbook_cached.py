@@ -154,7 +154,7 @@ def test_summary_lists_every_option_with_the_engines_money_and_rank(books, name)
         d, o = by_label[row["option"]].pop(0)
         assert (row["rank"] or None) == o.rank
         assert row["meets requirements"] is o.passes or (not o.passes and row["meets requirements"] is False)
-        money_col = "monthly cost (capital amortised)" if "monthly cost (capital amortised)" in row else "cost of the run (one-off)"
+        money_col = "monthly cost (capital amortised)" if "monthly cost (capital amortised)" in row else "cost of the run"
         if o.value is not None and d.quantity in ("monthly_cost", "cost"):
             assert row[money_col] == pytest.approx(o.value, rel=1e-12)
         spread = r.simulation.decision(d.id).option(o.id) if r.simulation is not None else None

@@ -2,7 +2,7 @@
 layers recomputed for room, or sharded), its communication and bubble, the training time and its cost."""
 
 from .common import NO_FABRIC, NO_PRICE, plus, without_fabric
-from .expr import Const, ceil, first_present, if_given, max_present, maximum, nothing, sum_present, where
+from .expr import Const, Missing, ceil, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
 from .train_at import layout_at
 from .train_layout import (balance_at, data_parallel_at, deadline_count, exposed, first_devices, forward_time_at, known,
@@ -293,3 +293,23 @@ def tr_meets_targets(q):
           label="Training cost")
 def tr_cost(q):
     return where(q.fits, if_given(q.duration * q.devices * q.hourly_rate, q.hourly_rate), nothing())
+
+
+@quantity("train", "capex", "USD", "capital where the devices are bought (cost basis own): devices × purchase price, "
+          "paid up front; the cost of the run is only its hours' share of their write-off", display="USD",
+          label="Capital (devices bought)")
+def tr_capex(q):
+    flag = q.owned_fleet
+    if isinstance(flag, Missing):
+        return flag
+    return where(flag, q.devices * q.purchase, Const(0, "USD")) if q.has("purchase") else Const(0, "USD")
+
+
+@quantity("train", "write_off_share", "", "where the devices are bought, the share of their write-off the run takes: "
+          "training time / amortisation (the cost of the run assumes other work pays for the rest)", display="%",
+          label="Share of the write-off the run takes")
+def tr_write_off_share(q):
+    flag = q.owned_fleet
+    if isinstance(flag, Missing) or not q.has("purchase"):
+        return NA
+    return where(flag, q.duration / q.amortisation, nothing())

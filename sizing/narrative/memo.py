@@ -260,6 +260,7 @@ class Money:
 BASIS = {"own": "bought", "rent": "rented all month", "reserved": "rented, committed", "busy_hours": "on demand",
          "api": "per token"}
 RUN_RENTAL = "rented for the run"
+RUN_COMMITTED = "rented for the run, committed"         # its risk line: the commitment's other hours not counted
 PER_UNIT = {"fleet": ("cost_per_million_tokens", "cost_per_million_requests"),
             "busy_hours": ("busy_hours_cost_per_million_tokens", "busy_hours_cost_per_million_requests"),
             "api": ("api_cost_per_million_tokens",)}
@@ -283,6 +284,8 @@ def money_of(r: Results, dec: Decision, o: Option) -> Money:
         basis = BASIS.get(v.get("cost_basis"), "–")
         if basis == BASIS["rent"] and committed(r, p):
             basis = BASIS["reserved"]
+        if basis == BASIS["reserved"] and p is not None and p.kind == "train":
+            basis = RUN_COMMITTED
         elif basis == BASIS["rent"] and p is not None and p.kind == "train":
             basis = RUN_RENTAL                               # a run rents its devices for its duration
         devices = num("fleet_devices") if "fleet_devices" in v else num("devices")

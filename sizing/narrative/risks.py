@@ -13,9 +13,11 @@ import numpy as np
 from ..decide import pair_of
 from ..evaluate import Results, decide_each
 from ..language.hardware import DEVICE_FIELDS
+from ..render.format import number, percent
 from ..results import Decision, Option
 from .margin import own_runs
-from .memo import count, input_what
+from .memo import count, horizon_months, input_what
+from .money import committed, money_text
 from .training import filled
 
 DATE = re.compile(r"\b(20\d\d)(?:-(\d\d))?(?:-(\d\d))?\b")
@@ -74,6 +76,12 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
     if p is not None and p.kind == "train" and (full := filled(p.values)) is not None and full >= TIGHT:
         out.append(f"fills {full * 100:.0f} % of its usable memory (an eager training stack keeps up to a quarter "
                    "more activations than counted: see the method)")
+    if own and p.kind == "train" and (bought := write_off_words(r, o, p.values, detail)):
+        out.append(bought)
+    elif p is not None and p.kind == "train" and o.variant == "fleet" and committed(r, p):
+        out.append("committed rate: only the run's hours are counted" +
+                   (", not the rest of the commitment's term: other work must use it, or it is paid for idle"
+                    if detail else ""))
     if detail and p is not None and p.kind == "train":
         out.append("data loading, checkpoints, failures and restarts are not counted: book time and money beyond "
                    "the run's")
@@ -89,6 +97,20 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
     if detail and p is not None and p.kind in ("generate", "forward"):
         out += unstated(r, w.alternative_of if w is not None and w.found else p.workload)
     return out
+
+
+def write_off_words(r: Results, o: Option, v: dict, detail: bool) -> str:
+    """A bought training run's cost is its hours' share of the devices' write-off: 'its cost is 4.08 % of their
+    36-month write-off: other work must use them for the rest, or this run costs the $740,000 paid up front' (a
+    finance reviewer and a new user read 'Buy 37 × Instinct MI300X, cost of the run $42,949' beside $740,000 of
+    capital that appeared nowhere)."""
+    share, capex = v.get("write_off_share"), v.get("capex")
+    if not isinstance(share, float) or not isinstance(capex, float):
+        return ""
+    months = horizon_months(r, o)
+    out = f"bought: its cost is {percent(share, 3)} of their {number(months, 3)}-month write-off"
+    return out + (f": other work must use them for the rest, or this run costs the {money_text(capex)} paid up front"
+                  if detail else "")
 
 
 DOES = {"fits": "fits in memory", "meets_targets": "meets the latency targets"}     # a requirement, met

@@ -55,6 +55,7 @@ class Decision:
     another: str = "Another batch"    # what the next two try: another batch (served work) or layout (training)
     batches: str = ""                 # where another batch or layout would cost less (the decision stays as stated)
     batch_flip: str = ""              # page one: another batch or layout would beat the recommendation
+    slow: str = ""                    # robust as ranked, but its published runs' speed misses its deadline
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,8 @@ def figures(r: Results, dec: Decision) -> tuple[tuple[str, str], ...]:
         out = [("Cost of the run", human(m.run_cost, "USD")),
                ("Duration", human(m.duration, "s", "days") if m.duration is not None else "n/a"),
                ("Devices", human(m.devices, "")), ("Paid", basis_text(r, dec, o, m, each=" a device"))]
+        if m.capex:                     # bought: what the order commits up front, beside the run's share of it
+            out.insert(1, ("Capital (bought up front)", human(m.capex, "USD")))
         return tuple(out)
     return (objective,)
 
@@ -122,7 +124,9 @@ def options_table(r: Results, dec: Decision, today: date) -> tuple[Table, str]:
     mark = next((i for i, o in enumerate(dec.options) if o.id == dec.recommendation), None)
     ranks = [str(o.rank) if o.rank else "–" for o in dec.options]
     names = [f"{beside(r, o, alternative_of(dec, o), short=True).removesuffix(', on demand')}\n"
-             f"{basis_text(r, dec, o, m, average=False)}" for o, m in zip(dec.options, ms)]
+             f"{basis_text(r, dec, o, m, average=False)}" + (f", {human(m.capex, 'USD')} up front"
+                                                             if kind == "run" and m.capex else "")
+             for o, m in zip(dec.options, ms)]
     devices = [d if o.variant != "busy_hours" or m.devices is None or d in ("–", "n/a") else
                f"{d} at peak\n{busy_devices(r, o, pair_of(r, dec, o).values)} average"   # the money's count
                for d, o, m in zip(count_column([peak_devices(r, dec, o, m) for o, m in zip(dec.options, ms)]),

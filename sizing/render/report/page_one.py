@@ -14,6 +14,7 @@ from ..format import aligned, human
 from ...narrative.memo import action, fallback, margin_words, option_words, reason, requirements, table_names
 from ...narrative.layouts import another
 from ...narrative.risks import risks
+from ...narrative.training import slow_words
 from . import memo
 from .context import Decision, Table
 from .sensitivity import sensitivity
@@ -56,7 +57,8 @@ def decision_summary(r: Results, which: int, today: date) -> Decision:
                     reason(r, dec, constraint), margin_words(r, dec), tuple(requirements(r, dec)),
                     sens.flips if sens else (), sens.more_flips if sens else "", options, options_note,
                     "; ".join(risks(r, dec, best, today)) if best else "", fallback(r, dec), sure,
-                    traffic_words(r, best.workload if best and best.workload else wid), *another(r, dec))
+                    traffic_words(r, best.workload if best and best.workload else wid), *another(r, dec),
+                    slow=slow_words(r, dec))
 
 
 def plain_title(r: Results, wid: str) -> str:

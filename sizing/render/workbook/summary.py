@@ -44,11 +44,12 @@ SERVING = ["option", "cost basis", "devices (on demand: at the peak)", "devices 
            "horizon (months)", "cost per year (capital amortised)", "total over the horizon",
            "cost per million output tokens", "meets requirements", "rank", SERVING_CHECK,
            "fails", "note"]
-RUN = ["option", "cost basis", "devices", "cost of the run (one-off)", "duration (days)", "meets requirements",
-       "rank", "hourly rate per device", RUN_CHECK, "fails"]
+RUN = ["option", "cost basis", "devices", "cost of the run", "capital (bought up front)", "duration (days)",
+       "meets requirements", "rank", "hourly rate per device", RUN_CHECK, "fails"]
 SPELLED = {"own": "own (bought)", "rent": "rent (all hours)",
            "reserved": "reserved (rented all hours, commitment discount)"}     # the engine's word, spelled out
-RUN_SPELLED = {**SPELLED, "rent": "rent (for the run)"}
+RUN_SPELLED = {"own": "own (bought: run's write-off share)", "rent": "rent (for the run)",
+               "reserved": "reserved (the run's hours only)"}
 
 
 OK, FAILED = "OK", "FAILED: see Checks"
@@ -308,23 +309,29 @@ def spelled(name: str, words: dict[str, str]) -> str:
 
 
 def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, rank: str) -> bool:
-    """One run's money; returns whether it reconciles (devices × hourly rate × duration = cost of the run)."""
+    """One run's money; returns whether it reconciles (devices × hourly rate × duration = cost of the run). Bought,
+    its capital beside it: the cost of the run is only its hours' share of the write-off."""
+    at = {label: k + 1 for k, label in enumerate(RUN)}
+    col = {label: column_letter(k) for label, k in at.items()}
     put_text(ws, row, 1, b.option_name(dec, o))
     basis(ws, row, b, dec, o, run=True)
-    devices = ref(ws, row, 3, b, dec, o, "devices", "#,##0")
-    cost = ref(ws, row, 4, b, dec, o, "cost", money())
+    devices = ref(ws, row, at["devices"], b, dec, o, "devices", "#,##0")
+    cost = ref(ws, row, at["cost of the run"], b, dec, o, "cost", money())
+    ref(ws, row, at["capital (bought up front)"], b, dec, o, "capex", money())
     name, v = option_value(b, dec, o, "duration")
     day, hour = PER[86400], PER[3600]
     if name:
-        put(ws, row, 5, f"={name}/{b.constant(day)}", "#,##0.000", value_of=v / day.value if v is not None else None)
-    put(ws, row, 6, f"={meets}", BOOLEAN, value_of=b.cell_value(meets))
-    put(ws, row, 7, f"={rank}", value_of=b.cell_value(rank))
+        put(ws, row, at["duration (days)"], f"={name}/{b.constant(day)}", "#,##0.000",
+            value_of=v / day.value if v is not None else None)
+    put(ws, row, at["meets requirements"], f"={meets}", BOOLEAN, value_of=b.cell_value(meets))
+    put(ws, row, at["rank"], f"={rank}", value_of=b.cell_value(rank))
     rate_name, rate = option_value(b, dec, o, "hourly_rate")
-    hourly(ws, row, 8, b, rate_name, rate)
+    hourly(ws, row, at["hourly rate per device"], b, rate_name, rate)
     priced = all(isinstance(x, (int, float)) for x in (devices, cost, rate, v))
     holds = not priced or abs(devices * rate * v - cost) <= TOLERANCE.value * abs(cost)
-    put(ws, row, 9, f"=IF(ISNUMBER(D{row}),ABS(C{row}*H{row}*E{row}*{b.constant(day)}/{b.constant(hour)}-D{row})"
-                    f'<={b.constant(TOLERANCE)}*ABS(D{row}),"{UNPRICED}")', BOOLEAN,
+    c, d, e, h = (f"{col[k]}{row}" for k in ("devices", "cost of the run", "duration (days)", "hourly rate per device"))
+    put(ws, row, at[RUN_CHECK], f"=IF(ISNUMBER({d}),ABS({c}*{h}*{e}*{b.constant(day)}/{b.constant(hour)}-{d})"
+                                f'<={b.constant(TOLERANCE)}*ABS({d}),"{UNPRICED}")', BOOLEAN,
         value_of=holds if isinstance(cost, (int, float)) else UNPRICED)
     return holds
 
