@@ -79,6 +79,8 @@ WHAT_IFS = (
     WhatIf("training-bought", "pretrain-deadline", "device.h100.costs.purchase", 30000,   # a run's capital
            "  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}",
            "  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour, costs: {purchase: 30000 USD}}"),
+    WhatIf("lora-share", "finetune-approach", "workload.tune-lora.trainable", 0.10,   # a share its name states
+           "trainable: 1 %", "trainable: 10 %"),
     WhatIf("batch-32", "ref-7b-decode", "workload.decode-batch-64.batch", 32, "    batch: 64\n",
            "    batch: 32\n"),
 )
@@ -311,6 +313,18 @@ def test_doubling_a_price_changes_the_recommendation(cases):
     assert named_values(after.source, after.values)[RECOMMENDATION] == "B200 SXM 180GB (batch 46), on demand"
 
 
+def test_an_options_name_follows_the_inputs_it_states(cases):
+    """A finance reviewer set the LoRA share to 10 %: the costs moved, the recommendation still read 'trainable 1
+    %'. The name is a formula over the alternative's input: it reads as the engine names the changed scenario."""
+    before, after = cases["finetune-approach"], cases["lora-share"]
+    assert named_values(before.source, before.values)[RECOMMENDATION] == "Instinct MI300X (method lora, trainable 1 %)"
+    assert named_values(after.source, after.values)[RECOMMENDATION] == \
+        shown(after.results, after.results.decision, after.results.decision.best) == \
+        "Instinct MI300X (method lora, trainable 10 %)"
+    names = [c.value for c in openpyxl.load_workbook(after.values, data_only=True)["Summary"]["A"]]
+    assert names.count("H100 SXM5 80GB (method lora, trainable 10 %)") == 1
+
+
 def test_a_budget_no_option_meets_is_a_failed_requirement_on_the_readme(cases):
     """Every option of eu-assistant-eur meets its 4,000 EUR monthly budget; cut to 1,500, none does: the README's
     requirements line says so (a finance reviewer found it still reading 'every option meets every requirement'
@@ -406,6 +420,9 @@ def test_a_training_run_reconciles_devices_rate_and_duration_to_its_cost(cases):
                                         "hourly rate per device", "devices × hourly rate × duration = cost")}
     runs = [r for r in rows[head + 1:] if r[0]][:len(case.results.decision.options)]
     assert len(runs) == 4
+    # the decision ranks LoRA too: a finance reviewer read its rows under 'Decision: Full fine-tuning'
+    assert rows[head - 3][0] == "Decision: Full fine-tuning, or its alternative LoRA adapters (1 % of the parameters " \
+        "trained)"
     prices = {"H100 SXM5 80GB": 2.50, "Instinct MI300X": 1.85}
     for r in runs:
         assert r[at["hourly rate per device"]] == pytest.approx(next(v for k, v in prices.items() if r[0].startswith(k)))

@@ -41,7 +41,8 @@ def tr_devices_for_deadline_first(q):
     return deadline_count(q, q.reduce_for_work, q.overhead_for_work)
 
 
-layout_at("first", first_devices, "the first estimate's devices", "at the first estimate")
+layout_at("first", first_devices, "the first estimate's devices", "at the first estimate",
+          count_words="max(devices_for_deadline_first, tensor_given × pipeline)")
 
 
 @quantity("train", "overhead_for_first", "s", "device-time besides the work at the first estimate's devices: the "

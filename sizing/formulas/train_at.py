@@ -13,10 +13,25 @@ from .train_layout import (balance_at, bubble_share_at, exposed, forward_time_at
                            tensor_parallel_at)
 
 
-def layout_at(suffix: str, count, at: str, label: str) -> None:
+# A quantity at another count -> its formula in words: the quantity at the devices used whose formula it repeats,
+# with that count in place of the devices (the report's method prints this, not the formula written out again).
+SAME_AS: dict[str, str] = {}
+BASES = {"memory_whole": "memory_weights_whole", "recompute_share": "recompute_share", "sharded": "weights_sharded",
+         "reduce": "gradient_all_reduce_time where the weights are kept whole there, else 0 s",
+         "layout": "recompute_time, or where the weights are sharded there, their collectives not hidden",
+         "compute": "compute_time + bubble_time",
+         "step": "communication_time + recompute_time"}
+
+
+def layout_at(suffix: str, count, at: str, label: str, timed: bool = False, count_words: str = "") -> None:
     """Register memory_whole_for_`suffix`, recompute_share_for_, sharded_for_, reduce_for_ and layout_for_`suffix`:
-    the layout at `count(q)` devices (`at` names them in a description, `label` in a row's label)."""
-    ids = {k: f"{k}_for_{suffix}" for k in ("memory_whole", "recompute_share", "sharded", "reduce", "layout")}
+    the layout at `count(q)` devices (`at` names them in a description, `label` in a row's label, `count_words` in
+    the method); `timed`, also compute_for_ and step_for_`suffix`, the parts of the training time there."""
+    ids = {k: f"{k}_for_{suffix}" for k in ("memory_whole", "recompute_share", "sharded", "reduce", "layout",
+                                            "compute", "step")}
+    for k, qid in ids.items():
+        if timed or k not in ("compute", "step"):
+            SAME_AS[qid] = f"{BASES[k]}, with {count_words} in place of devices"
 
     def get(q, k):
         return getattr(q, ids[k])
@@ -61,13 +76,30 @@ def layout_at(suffix: str, count, at: str, label: str) -> None:
                              none)
 
 
+    if not timed:
+        return
+
+    @quantity("train", ids["compute"], "s", f"compute at {at} with the pipeline bubble, as compute_time + bubble_time "
+              "are at the devices used: work / (training rate × devices) × ceil(batch / ways) × ways / batch × (1 + "
+              "(stages − 1) / micro-batches)", display="h", label=f"Compute and bubble {label}")
+    def compute(q):
+        n = count(q)
+        return q.flops * balance_at(q, n) / (q.train_rate * n) * (1 + bubble_share_at(q, n))
+
+    @quantity("train", ids["step"], "s", f"per step at {at}, besides compute: the all-reduce compute does not hide, "
+              "the tensor-parallel all-reduces and the layout's time", display="s",
+              label=f"Communication and layout per step {label}")
+    def step(q):
+        n, layout = count(q), get(q, "layout")
+        if without_fabric(q) is not None:
+            return layout
+        return sum_present(exposed(forward_time_at(q, n), get(q, "reduce"), Const(0, "s")), tensor_parallel_at(q, n),
+                           layout)
+
+
 def duration_at(q, n, suffix: str):
-    """The training time on `n` devices laid out as the engine lays them out there (`suffix`: the layout registered
-    at that count): the compute on the way with the most sequences with the bubble, + steps × (the all-reduce
-    compute does not hide + the tensor-parallel all-reduces + the layout's time); the training time where `n` is
-    the devices used."""
-    compute = q.flops * balance_at(q, n) / (q.train_rate * n) * (1 + bubble_share_at(q, n))
-    reduce, layout = getattr(q, f"reduce_for_{suffix}"), getattr(q, f"layout_for_{suffix}")
-    step = layout if without_fabric(q) is not None else \
-        sum_present(exposed(forward_time_at(q, n), reduce, Const(0, "s")), tensor_parallel_at(q, n), layout)
+    """The training time on `n` devices laid out as the engine lays them out there (`suffix`: the layout registered,
+    timed, at that count): its compute and bubble + steps × its time a step besides; the training time where `n`
+    is the devices used."""
+    compute, step = getattr(q, f"compute_for_{suffix}"), getattr(q, f"step_for_{suffix}")
     return where(n <= q.devices, q.duration, compute + q.steps * step)

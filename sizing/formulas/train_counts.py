@@ -16,13 +16,12 @@ def tr_devices_that_fit(q):
 
 
 layout_at("fit", lambda q: q.devices_that_fit, "the devices that hold the state", "on the devices that hold the "
-          "state")
+          "state", timed=True, count_words="devices_that_fit")
 
 
 @quantity("train", "duration_that_fits", "s",
           "the same training on the devices that hold the state: the training time where they are the devices "
-          "used, else laid out there as the devices used are: the compute on the busiest way with the bubble + "
-          "steps × (the all-reduce not hidden + tensor-parallel all-reduces + the layout's time); none where no "
+          "used, else laid out there as the devices used are: compute_for_fit + steps × step_for_fit; none where no "
           "count holds it",
           display="h", label="Training time on devices that hold the state")
 def tr_duration_that_fits(q):
@@ -52,13 +51,13 @@ def tr_whole_domain_working(q):
     return first_present(q.data_given * shard(q), floor(q.whole_domain_devices / shard(q)) * shard(q))
 
 
-layout_at("servers", lambda q: q.whole_domain_working, "the whole servers' working devices", "on whole servers")
+layout_at("servers", lambda q: q.whole_domain_working, "the whole servers' working devices", "on whole servers",
+          timed=True, count_words="whole_domain_working")
 
 
 @quantity("train", "duration_whole_domains", "s", "the same training on every device of the whole servers it "
-          "needs: the training time where it fills them, else laid out there as the devices used are: the compute "
-          "on the busiest way with the bubble + steps × (the all-reduce not hidden + tensor-parallel all-reduces + "
-          "the layout's time)",
+          "needs: the training time where it fills them, else laid out there as the devices used are: "
+          "compute_for_servers + steps × step_for_servers",
           display="h",
           label="Training time on whole servers")
 def tr_duration_whole_domains(q):

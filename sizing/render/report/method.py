@@ -9,6 +9,7 @@ from ... import formulas as F
 from ... import kinds as K
 from ...evaluate import Results
 from ...formulas.graph import QuantityDef
+from ...formulas.train_at import SAME_AS
 from ...narrative import used_keys
 from ..format import display_unit, number, percent
 from .context import MethodEntry, MethodGroup
@@ -31,6 +32,8 @@ def method(r: Results) -> tuple[MethodGroup, ...]:
         entries = []
         for qid, d in found.items():
             forms = variants[qid]
+            if qid in SAME_AS:                # a layout at another count: its formula is another's, said so
+                forms = {SAME_AS[qid]: []}
             texts = tuple(t if len(forms) == 1 else f"{t}   [{', '.join(dict.fromkeys(devs))}]"
                           for t, devs in forms.items())
             shown = display_unit([p.values.get(qid) for p in pairs], d.unit, d.display)

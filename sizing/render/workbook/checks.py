@@ -8,6 +8,7 @@ from ... import formulas as F
 from ...binding import sold_on_premises
 from ...formulas.expr import FLEET_SEARCH, FLEET_SEARCH_C, all_of
 
+from .labels import name_formula
 from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, Sheet, header, put, put_text, rule_check,
                    rule_of, widths)
 from .names import recommendation_name
@@ -117,7 +118,12 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
         for o, meets, _, _ in b.option_cells.get(recommendation_name(i), []):      # level (the README's line says so)
             put_text(ws, row, 1, "meets every requirement of its decision (budgets, a hosted API's stated service "
                                  "level included)")
-            put_text(ws, row, 2, f"decision on {dec.workload}: {b.option_name(dec, o)}")
+            said = f"decision on {dec.workload}: "
+            live = name_formula(b, dec, o)
+            if live:
+                put(ws, row, 2, f'="{said}{live[2:]}', value_of=said + b.option_name(dec, o))
+            else:
+                put_text(ws, row, 2, said + b.option_name(dec, o))
             met.append(bool(put(ws, row, 3, f"={meets}", value_of=b.cell_value(meets)).cached))
             row += 1
     b.define(REQUIREMENTS_MET, put(ws, 4, 3, f"=AND(C{req_first}:C{row - 1})" if met else "=TRUE()",

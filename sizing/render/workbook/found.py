@@ -9,6 +9,7 @@ from ...batch_search import GAIN, TIGHT, VARIANTS, allowance, kind_of, latencies
 from ...decide import MONTHLY, pair_of
 from ...results import Decision, Option
 from ...formulas.expr import constant
+from .labels import put_name
 from .base import BOOLEAN, Align, Book, Sheet, header, option_value, put, put_text
 from .checks import colour_booleans
 from .sheet import column_letter
@@ -77,7 +78,7 @@ def found_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tu
     w = b.r.scenario.workloads[o.workload]
     written = int(b.r.scenario.workloads[dec.workload].get("batch"))
     batch, was = (b.names[f"workload.{x}.batch"] for x in (o.workload, dec.workload))
-    put_text(ws, row, 1, b.option_name(dec, o))
+    put_name(b, ws, row, 1, dec, o)
     put(ws, row, 2, f'={batch}&" (stated: "&{was}&")"', value_of=f"{int(w.get('batch'))} (stated: {written})")
     allowed = allowance(b.r, o.device, kind)
     if allowed.median is None:          # the rule's constant; a device's median speed is a figure of its records

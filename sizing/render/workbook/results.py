@@ -12,6 +12,7 @@ from ...evaluate import Pair
 from ...formulas.expr import all_of
 from ...results import Decision, Option
 
+from .labels import put_name
 from .base import (Book, Sheet, by_workload, header, number_format, put, put_text, qkey, widths)
 from .names import recommendation_name
 from ..format import display_unit, numbers
@@ -95,6 +96,8 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
         b.define(name, put_text(ws, row + 3, 3, NONE))
         return row + 5
     header(ws, row + 2, ["", "unit"] + [b.option_name(dec, o) for o in columns], right=range(3, 3 + n))
+    for k, o in enumerate(columns):                 # live where it states its alternative's inputs
+        put_name(b, ws, row + 2, 3 + k, dec, o)
     for k, label in enumerate((qid, "meets requirements", "eligible value", "rank", "fails")):
         put_text(ws, row + 3 + k, 1, label)
     put_text(ws, row + 3, 2, currency.label(shown.label))

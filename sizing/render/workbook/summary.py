@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import currency
+from ... import alternatives, currency
 from ...decide import MONTHLY, budget_key, pair_of
 from ...formulas.common import HORIZON, MONTH, PER_MILLION, YEAR_MONTHS
 from ...formulas.expr import constant
 from ...results import Decision, Option
 
+from .labels import put_name
 from .base import (BOOLEAN, PER, Align, Book, MASTER, Sheet, header, money, option_value, put, put_text,
                    widths)
 from .checks import colour_booleans
@@ -94,8 +95,7 @@ def is_serving(b: Book, dec: Decision) -> bool:
 def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, chosen: list | None = None,
                      which: int = 0) -> int:
     serving = is_serving(b, dec)
-    w = b.r.scenario.workloads.get(dec.workload)            # its title, not its id ('Decision: assistant')
-    put_text(ws, row, 1, f"Decision: {dec.title or (w.get('title') if w else '') or dec.workload}", "sizing section")
+    put_text(ws, row, 1, f"Decision: {decision_title(b, dec)}", "sizing section")
     put_text(ws, row + 1, 1, "recommendation")
     rec = b.named[name]
     put(ws, row + 1, 2, f"={name}", value_of=rec.cached).bold = True
@@ -214,7 +214,7 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     the hourly rate; a hosted API, its cost per million output tokens × those it serves a month)."""
     col = {label: column_letter(k + 1) for k, label in enumerate(b.serving)}
     at = {label: k + 1 for k, label in enumerate(b.serving)}
-    put_text(ws, row, 1, b.option_name(dec, o))
+    put_name(b, ws, row, 1, dec, o)
     fleet = o.variant == "fleet"
     devices = billed = rate = None
     if fleet:
@@ -282,6 +282,19 @@ def serving_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: s
     return holds
 
 
+def decision_title(b: Book, dec: Decision) -> str:
+    """What a decision settles: its title, else its workload's, with the alternatives the scenario writes ('Full
+    fine-tuning, or its alternative LoRA adapters ...': a finance reviewer read the LoRA rows under 'Full
+    fine-tuning')."""
+    w = b.r.scenario.workloads.get(dec.workload)
+    title = dec.title or (w.get("title") if w else "") or dec.workload
+    alts = [a.get("title") if "title" in alternatives.given_by(b.r.scenario.workloads, a) else a.alternative
+            for a in alternatives.of(b.r.scenario.workloads, dec.workload) if not a.automatic]
+    if dec.title or not alts:
+        return title
+    return f"{title}, or its alternative{'s' if len(alts) > 1 else ''} {', '.join(alts)}"
+
+
 def hourly(ws: Sheet, row: int, col: int, b: Book, name: str | None, per_second: Any) -> Any:
     """An hourly rate per device from the rate per second the cell `name` holds (blank where it holds none)."""
     if not name:
@@ -313,7 +326,7 @@ def run_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, meets: str, 
     its capital beside it: the cost of the run is only its hours' share of the write-off."""
     at = {label: k + 1 for k, label in enumerate(RUN)}
     col = {label: column_letter(k) for label, k in at.items()}
-    put_text(ws, row, 1, b.option_name(dec, o))
+    put_name(b, ws, row, 1, dec, o)
     basis(ws, row, b, dec, o, run=True)
     devices = ref(ws, row, at["devices"], b, dec, o, "devices", "#,##0")
     cost = ref(ws, row, at["cost of the run"], b, dec, o, "cost", money())
