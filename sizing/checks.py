@@ -19,6 +19,7 @@ CHECK_PREFIXES = ("fits", "meets_", "available_", "cheaper_")   # true/false che
 
 NOT_RANKABLE = ("bound",)                                        # text, not a number
 LOW_PLAN = 0.10           # a planned maximum utilisation below it is more likely a slip (0.8 % for 80 %) than a plan
+LORA_USUAL = 0.10         # a LoRA share above it, written as a bare number, is more likely a slip (0.5 for 0.5 %)
 
 
 def check_parallel(chk: Checker, ent: Entity, kind: str, path: str) -> None:
@@ -100,8 +101,13 @@ def check_unused_share(chk: Checker, workloads: dict) -> None:
     ignored, with a located warning (said where it is written, not at an alternative that only inherits it)."""
     for w in workloads.values():
         v = w.values.get("trainable")
-        if w.get("kind") != "train" or w.get("method") == "lora" or v is None or v.source == "default" \
-                or inherits(workloads, w, ("trainable",)):
+        if w.get("kind") != "train" or v is None or v.source == "default" or inherits(workloads, w, ("trainable",)):
+            continue
+        if w.get("method") == "lora":
+            if v.value > LORA_USUAL and "%" not in str(v.text):      # a bare 0.5 is half, not 0.5 %
+                chk.problem(v, f"workloads.{w.id}.trainable", f"'{v.text}' trains {v.value * 100:g} % of the "
+                            f"parameters as LoRA adapters, where LoRA usually trains 0.1-5 %; did you mean "
+                            f"{v.text} %? (a bare number is a share of 1)", "large-lora-share", "warning")
             continue
         chk.problem(v, f"workloads.{w.id}.trainable", f"'{v.text}' is the share of the parameters LoRA trains, but "
                     f"method {w.get('method')} trains all of them, so it is ignored; set method: lora, or remove "

@@ -42,6 +42,7 @@ class Diff:
     inputs: tuple[Change, ...]
     figures: tuple[Change, ...]
     decisions: tuple[DecisionChange, ...]
+    unchanged: tuple[DecisionChange, ...] = ()     # decisions whose recommendation, figure and ranks hold
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -171,7 +172,7 @@ def diff(a: Results, b: Results) -> Diff:
             y = pb.values.get(qid) if pb else None
             if differs(x, y):
                 figures.append(Change(f"{wid}/{did}/{qid}", x, y, shown(qid, x), shown(qid, y)))
-    decisions = []
+    decisions, unchanged = [], []
     for i in range(max(len(a.decisions), len(b.decisions))):
         da = a.decisions[i] if i < len(a.decisions) else None
         db = b.decisions[i] if i < len(b.decisions) else None
@@ -182,13 +183,15 @@ def diff(a: Results, b: Results) -> Diff:
         value = lambda d: shown(d.quantity, d.best.value) if d and d.best else "n/a"      # noqa: E731
         name = (db or da).workload + ": " + (f"{da.quantity} -> {db.quantity}" if da and db and
                                              da.quantity != db.quantity else (db or da).quantity)
+        labels = {o.id: o.label for d in (da, db) if d for o in d.options}
+        dc = DecisionChange(name, da.recommendation if da else None, db.recommendation if db else None, value(da),
+                            value(db), moved, tuple(labels.items()))
         if moved or (da and db and (da.recommendation != db.recommendation or value(da) != value(db))) \
                 or not (da and db):
-            labels = {o.id: o.label for d in (da, db) if d for o in d.options}
-            decisions.append(DecisionChange(name, da.recommendation if da else None,
-                                            db.recommendation if db else None, value(da), value(db), moved,
-                                            tuple(labels.items())))
-    return Diff(tuple(inputs), tuple(figures), tuple(decisions))
+            decisions.append(dc)
+        else:
+            unchanged.append(dc)
+    return Diff(tuple(inputs), tuple(figures), tuple(decisions), tuple(unchanged))
 
 
 def as_text(d: Diff, first: str, second: str, width: int | None = None) -> str:
@@ -215,6 +218,9 @@ def as_text(d: Diff, first: str, second: str, width: int | None = None) -> str:
                                + ("" if dc.before == dc.after else "  RECOMMENDATION CHANGED"), width)]
         lines += [f"  {dc.label(oid)}: rank {r0 if r0 is not None else '-'} -> {r1 if r1 is not None else '-'}"
                   for oid, r0, r1 in dc.ranks]
+    for dc in d.unchanged:        # said, not left to be inferred from silence (a new user's price cut moved none)
+        lines += ["", *wrapped(f"decision {dc.decision}: unchanged, {dc.label(dc.after)} ({dc.after_value}); no "
+                               "option's rank moved", width)]
     return "\n".join(lines) + "\n"
 
 

@@ -73,6 +73,7 @@ CODES = {
                        "(a warning)",
     "unused-field": "a field the workload's other fields make ignored: a LoRA share on a full training run (a "
                     "warning)",
+    "large-lora-share": "a LoRA share above 10 % written as a bare number (0.5 for 0.5 %?) (a warning)",
     "uneven-heads": "a tensor-parallel degree that does not split the model's attention heads evenly (a warning)",
     "sweep-one-field": "a sweep of no field or of more than two",
     "sweep-grid-too-large": "a two-field sweep of more than 400 cells",

@@ -142,3 +142,18 @@ def test_an_alternative_added_is_one_line_as_written_not_its_derived_inputs(tmp_
         (c["what"], c["before_text"], c["after_text"]) for c in out["inputs"]]        # a figure the edit set: listed
     narrow = sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--width", "60").stdout
     assert max(map(len, narrow.splitlines())) <= 60 and narrow.count("  workload / device ") >= 2   # paged
+
+
+def test_a_decision_no_change_moves_is_said_to_hold(tmp_path):
+    """A new user cut the H100's price by 30 %: the figures moved, no decision did, and nothing said so."""
+    text = (ROOT / "scenarios" / "pretrain-deadline.yaml").read_text()
+    assert "price: 2.50 USD/hour" in text
+    (tmp_path / "a.yaml").write_text(text)
+    (tmp_path / "b.yaml").write_text(text.replace("price: 2.50 USD/hour", "price: 2.40 USD/hour", 1))
+    done = sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"))
+    assert done.returncode == 0, done.stderr
+    best = results_of("pretrain-deadline").decision
+    assert done.stdout.rstrip().endswith(f"decision pretrain: cost: unchanged, {best.best.label} "
+                                         f"({human(best.best.value, 'USD')}); no option's rank moved")
+    out = json.loads(sizing("diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--format", "json").stdout)
+    assert out["decisions"] == [] and [d["after"] for d in out["unchanged"]] == [best.recommendation]

@@ -576,3 +576,15 @@ def test_the_order_line_names_hardware_and_what_runs_on_it_goes_below():
         assert setup(r, r.decision.best) == "set up with method lora, trainable 1 %"
     finally:
         base.values["alternatives.lora.title"] = title
+
+
+def test_the_tornado_speaks_of_red_notes_only_where_it_draws_them():
+    """A procurement reviewer looked for the red note both captions promised: none was drawn where no assumption
+    changes the recommendation."""
+    from sizing.render.report.sensitivity import sensitivity
+    robust = sensitivity(results_of("pretrain-deadline"), 0)
+    assert not robust.flips and robust.chart.caption.endswith("at −25 % (blue) and +25 % (orange).")
+    flipped = [s for s in (sensitivity(results_of(n), 0) for n in ("capacity-chat-8b", "chat-70b-fp8",
+                                                                  "platform-two-services")) if s and s.flips]
+    assert flipped and all(s.chart.caption.endswith("; a red note names the option recommended instead.")
+                           for s in flipped)

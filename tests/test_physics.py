@@ -298,6 +298,17 @@ def test_a_lora_share_on_a_full_training_run_is_a_located_warning():
                 if "trainable" in p]) == 1                                   # at the workload, not at its alternative
 
 
+def test_a_lora_share_written_as_a_large_bare_number_is_a_located_warning():
+    """A new user's `trainable: 0.5` trained half the parameters as 'LoRA' without a word."""
+    text = (f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n"
+            "  w: {kind: train, model: dense, tokens: 1e9, method: lora, trainable: SHARE}\n")
+    (line,) = [p for p in problems_of(text.replace("SHARE", "0.5")) if "trainable" in p]
+    assert ": warning: workloads.w.trainable: '0.5' trains 50 % of the parameters as LoRA adapters, where LoRA " \
+        "usually trains 0.1-5 %; did you mean 0.5 %? (a bare number is a share of 1)" in line
+    for meant in ("50 %", "0.02", "2 %"):                  # a share written in %, and a usual share, pass
+        assert not [p for p in problems_of(text.replace("SHARE", meant)) if "trainable" in p]
+
+
 def test_eight_bit_arithmetic_has_its_own_efficiency():
     text = """\
 sizing: 1

@@ -325,3 +325,14 @@ def test_a_share_just_short_of_all_the_draws_never_reads_100_percent(books):
     near = [(t, xy) for t, xy in shares if isinstance(v := got[t][xy].value, float) and 0.9995 <= v < 1]
     assert near and all(wb[t][xy].number_format == NEARLY_ALL for t, xy in near)
     assert {t for t, _ in near} == {"Summary", "Uncertainty"}
+
+
+def test_an_input_that_must_be_above_zero_refuses_zero_as_it_is_typed():
+    """A finance reviewer typed an efficiency of 0: the cell's check said 'between 0 and 1' and let it in, and every
+    figure over it divided by zero. A share the language takes above 0 refuses 0 where it is typed."""
+    b = build(results_of("pretrain-deadline"))
+    rules = [v.options for v in b.sheets["Inputs"].validations if v.options.get("criteria") == "between"
+             and v.options.get("maximum") == 1]
+    strict = [o for o in rules if o["error_message"].startswith("Expected a value above 0 and at most 1")]
+    assert strict and all(0 < o["minimum"] <= 1e-9 for o in strict)
+    assert all(o["minimum"] == 0 for o in rules if o not in strict)        # a share that may be 0 still takes it

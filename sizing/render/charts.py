@@ -302,6 +302,7 @@ def tornado(title: str, base: float, rows: list[Swing], unit: str, low_label: st
     for t in ax.get_yticklabels():
         t.set_parse_math(False)
     ax.grid(axis="y", visible=False)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v, 4)))   # '50,000', not '50000'
     ax.margins(x=0.25)
     room_for_notes(ax, rows, b, factor)
     text(ax, title, f"headline figure ({name}); base {number(b)}", "")

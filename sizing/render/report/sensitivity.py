@@ -103,8 +103,9 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
     if swings:
         some = f"the {len(widest)} of the table's {len(shown)} assumptions that move it most, " \
             if len(widest) < len(shown) else ""
+        noted = any(s.low_note or s.high_note for s in swings)     # a caption spoke of notes none had drawn
         chart = Chart(f"Tornado: the headline figure with each assumption ({some}widest first) at −25 % (blue) and "
-                      "+25 % (orange); a red note names the option recommended instead.",
+                      "+25 % (orange)" + ("; a red note names the option recommended instead." if noted else "."),
                       charts.tornado(f"Sensitivity of the {objective_words(dec)}", base, swings, d.unit,
                                      "assumption −25 %", "assumption +25 %"))
     rows = tuple((input_label(r, key), separated(r.inputs[key].value.text),

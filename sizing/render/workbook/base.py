@@ -186,6 +186,9 @@ def limit(value: float, name: str, meaning: str) -> float | F.Const:
     return value if value in (0, 1, 2) else constant(name, value, "", meaning)
 
 
+STRICT_MARGIN = 1e-9       # an efficiency of 0 % passed the cell's check and divided by zero (a finance reviewer)
+
+
 def validation(rule: Rule) -> Validation | None:
     """XlsxWriter's data validation for a rule, with the message a reader sees."""
     kind = "integer" if rule.whole else "decimal"
@@ -194,8 +197,11 @@ def validation(rule: Rule) -> Validation | None:
         opts: dict[str, Any] = {"validate": "list", "source": listed.split(",")}
         message = f"one of {listed}"
     elif rule.high is not None:
-        opts = {"validate": kind, "criteria": "between", "minimum": rule.low or 0.0, "maximum": rule.high}
-        message = f"between {rule.low or 0:g} and {rule.high:g}" + (" (a percentage)" if rule.high == 1 else "")
+        low = rule.low or 0.0          # 'between' takes its ends: above a strict low by the least a cell shows
+        low = low + (1 if rule.whole else STRICT_MARGIN) if rule.strict else low
+        opts = {"validate": kind, "criteria": "between", "minimum": low, "maximum": rule.high}
+        message = (f"above {rule.low or 0:g} and at most {rule.high:g}" if rule.strict else
+                   f"between {rule.low or 0:g} and {rule.high:g}") + (" (a percentage)" if rule.high == 1 else "")
     elif rule.low is not None:
         opts = {"validate": kind, "criteria": ">" if rule.strict else ">=", "value": rule.low}
         message = f"{'greater than' if rule.strict else 'at least'} {rule.low:g}"
