@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 FIT = "fit"               # the automatic alternative: a serving workload on the devices that hold it
 SERVED = ("generate", "forward")          # the kinds it is added for: served from replicas of devices
+SERVERS = "servers"       # the automatic alternative of a training run: every device of the whole servers it needs
 TWIN = {"traffic.average": "traffic.utilisation", "traffic.utilisation": "traffic.average"}   # one sets the other
 
 PREFIX = re.compile(r"^alternatives\.([^.]+)\.")
@@ -152,41 +153,64 @@ def sharded(scn: Scenario, r: Results) -> Scenario | None:
     (the scenario "allows more devices"), so the sharded setup is priced and ranked as its own option: `fit` of the
     workload, `fp8-fit` of its alternative `fp8`. None when no such workload."""
     decided = {d.workload for d in r.decisions}
-    need: dict[str, dict[str, int]] = {}
+    need: dict[tuple[str, str], dict[str, int]] = {}
     for p in r.pairs:
         w = scn.workloads.get(p.workload)
-        n = holding(p.values.get("fits"), p.values.get("devices_to_fit"))
-        if w is None or (w.alternative_of or w.id) not in decided or w.automatic or p.kind not in SERVED or n is None:
+        if w is None or (w.alternative_of or w.id) not in decided or w.automatic:
+            continue
+        kind, n = (FIT, holding(p.values.get("fits"), p.values.get("devices_to_fit"))) if p.kind in SERVED else \
+            (SERVERS, on_servers(p.values)) if p.kind == "train" else (FIT, None)
+        if n is None:
             continue
         pinned = w.has(f"devices.{p.device}") or any(
-            (k == "devices" or k.startswith("parallel.")) and v.source != "default" for k, v in w.values.items())
-        if not pinned and fit_name(w) not in changes(scn.workloads[w.alternative_of or w.id]) \
-                and f"{w.id}-{FIT}" not in scn.workloads:
-            need.setdefault(w.id, {})[p.device] = n
+            (k == "devices" or (k.startswith("parallel.") and kind == FIT)) and v.source != "default"
+            for k, v in w.values.items())
+        if not pinned and auto_name(w, kind) not in changes(scn.workloads[w.alternative_of or w.id]) \
+                and f"{w.id}-{kind}" not in scn.workloads:
+            need.setdefault((w.id, kind), {})[p.device] = n
     if not need:
         return None
     base = {w.id: w for w in scn.workloads.values() if not w.alternative_of}
-    fits: dict[str, Entity] = {}
-    for wid, counts in need.items():
+    fits: dict[str, list[Entity]] = {}
+    for (wid, kind), counts in need.items():
         w = scn.workloads[wid]
         root = base[w.alternative_of or w.id]
-        name = fit_name(w)
+        name = auto_name(w, kind)
         given = {**given_by(scn.workloads, w), **{f"devices.{d}": Value(n, "", str(n), scn.file, w.line, w.col,
-                                                 "automatic: the fewest devices that hold it, rounded up to a power "
-                                                 "of two") for d, n in counts.items()}}
+                                                 AUTOMATIC[kind][0]) for d, n in counts.items()}}
         given.pop("title", None)
         root = base[root.id] = replace(root, values={**root.values,
                                                      **{f"alternatives.{name}.{k}": v for k, v in given.items()}})
         fit = replace(variant(root, name, given), automatic=True)
-        title = f"{w.get('title') or w.id}, sharded to fit"
+        title = f"{w.get('title') or w.id}, {AUTOMATIC[kind][1]}"
         fit.values["title"] = replace(fit.values["title"], value=title, text=title)
-        fits[w.id] = fit
+        fits.setdefault(w.id, []).append(fit)
     out: dict[str, Entity] = {}
     for w in scn.workloads.values():
         out[w.id] = base.get(w.id, w)
-        if w.id in fits:
-            out[fits[w.id].id] = fits[w.id]       # right after the workload it varies
+        for fit in fits.get(w.id, ()):
+            out[fit.id] = fit                     # right after the workload it varies
     return replace(scn, workloads=out)
+
+
+# The automatic alternatives: the source their device counts carry, and what their titles add.
+AUTOMATIC = {FIT: ("automatic: the fewest devices that hold it, rounded up to a power of two", "sharded to fit"),
+             SERVERS: ("automatic: every device of the whole servers the run needs, where that costs less",
+                       "on whole servers")}
+
+
+def on_servers(v: dict) -> int | None:
+    """The devices of the whole servers a training run needs, where the run on all of them costs less than on the
+    devices its deadline needs and meets the deadline there, and they hold whole replicas (procurement reviewers
+    could not order 30 B200s, 3.75 servers, and read that 32 cost less: $77,360, not $78,165); None otherwise."""
+    whole, working, used = v.get("whole_domain_devices"), v.get("whole_domain_working"), v.get("devices")
+    cost, there, took, deadline = v.get("cost"), v.get("cost_whole_domains"), v.get("duration_whole_domains"), \
+        v.get("deadline_spare")
+    if not all(isinstance(x, float) for x in (whole, working, used, cost, there, took)) or whole <= used \
+            or working != whole or there >= cost or (isinstance(deadline, float) and v.get("meets_deadline") is not
+                                                     True):
+        return None
+    return int(whole)
 
 
 def unsharded(scn: Scenario) -> Scenario:
@@ -211,7 +235,17 @@ def unsharded(scn: Scenario) -> Scenario:
 def fit_name(w: Entity) -> str:
     """The id of the automatic alternative that holds workload `w` on more devices: `fit`, or `fp8-fit` for `w`'s
     alternative `fp8`."""
-    return f"{w.alternative}-{FIT}" if w.alternative_of else FIT
+    return auto_name(w, FIT)
+
+
+def whole_servers(w: Entity) -> bool:
+    """Whether `w` is the automatic alternative that runs a training run on every device of its whole servers."""
+    return w.automatic and (w.alternative == SERVERS or w.alternative.endswith(f"-{SERVERS}"))
+
+
+def auto_name(w: Entity, kind: str) -> str:
+    """The id of an automatic alternative of workload `w`: `fit` or `servers`, `fp8-fit` for `w`'s alternative."""
+    return f"{w.alternative}-{kind}" if w.alternative_of else kind
 
 
 def holding(fits, n) -> int | None:

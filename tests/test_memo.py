@@ -10,7 +10,8 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
-from helpers import results_of, shipped_report
+from helpers import ROOT, results_of, shipped_report
+from sizing.evaluate import evaluate
 from sizing.narrative.glossary import terms_in
 from sizing.narrative.memo import input_words, margin_words
 from sizing.narrative.risks import risks, source_age
@@ -114,9 +115,9 @@ def test_the_margin_is_stated_and_a_small_one_called_a_close_call():
     assert "$5,321/month and $6,388/month: the lead shrinks to 1.20x." in margin_words(r, r.decision)
     moe = results("moe-mixtral-serving").written      # the H200 stays at its one replica and spare: $3,287/month
     assert "$2,764/month and $3,287/month: the lead shrinks to 1.19x." in margin_words(moe, moe.decision)
-    wide = results("pretrain-deadline")
+    wide = results("pretrain-deadline")             # 32 B200s (whole servers) beside 30: one device's speed
     words = margin_words(wide, wide.decision)
-    assert "NVIDIA B200 SXM 180GB (HGX B200) as predicted (1 published run, at 0.93x: too few for a median)" in words \
+    assert "Both run on the NVIDIA B200 SXM 180GB (HGX B200): an error in its speed estimate moves them alike" in words \
         and "close call" not in words
 
 
@@ -468,7 +469,9 @@ def test_a_training_decision_says_what_it_holds_and_how_much_deadline_is_left():
     """The training requirements read 'holds the model and its working memory' (a serving term: the glossary
     calls working memory the KV cache) and 'finishes within 30 days' with 0.6 days to spare unsaid."""
     from sizing.narrative.memo import requirements
-    r = results_of("pretrain-deadline")
+    text = (ROOT / "scenarios" / "pretrain-deadline.yaml").read_text()
+    written = text.replace("    deadline: 30 day\n", "    deadline: 30 day\n    devices: 30\n") + "compare: [b200]\n"
+    r = evaluate(load_scenario_bytes(written.encode(), "s.yaml")[0])          # its 30 B200s as written
     days = r.pair("pretrain", r.decision.best.device).values["duration"] / 86400
     spare = (1 - days / 30) * 100
     assert requirements(r, r.decision) == [
@@ -477,6 +480,9 @@ def test_a_training_decision_says_what_it_holds_and_how_much_deadline_is_left():
         f"speed more than {spare:.1f} % below the prediction misses it; its published run ran at 0.93x the predicted "
         "speed, which would miss it)"]                 # the B200's one training record (a signer did the sum)
     assert 3 < spare < 4         # 28.95 days: 15 data-parallel ways, the busiest 69 of the 1,024 sequences a step
+    shipped = results_of("pretrain-deadline")          # on its whole servers, 32 devices: the run makes it at 0.93x
+    assert requirements(shipped, shipped.decision)[1] == "finishes within 30 days (the recommendation in 26.86 days: " \
+        "10 % to spare; on its 32 devices a speed more than 10 % below the prediction misses it)"
 
 
 def test_the_terminal_says_an_on_demand_recommendation_is_a_floor_and_gives_the_fallback():
@@ -533,7 +539,7 @@ def test_a_training_run_that_does_not_fill_whole_servers_says_how_many_it_takes(
     """A signer: '34 is not an orderable quantity' (B200s come 8 to an HGX board)."""
     from sizing.narrative.memo import action
     r = results_of("pretrain-deadline")
-    best = r.decision.best
+    best = r.decision.option("b200")                   # the run on the devices its deadline needs (ranked second)
     assert r.pair("pretrain", best.device).values["devices"] == 30
     v = r.pair("pretrain", best.device).values
     assert v["whole_domain_devices"] == 32 and v["duration_whole_domains"] < v["duration"]
@@ -553,6 +559,12 @@ def test_a_training_run_that_does_not_fill_whole_servers_says_how_many_it_takes(
                                            f"published run's speed, 0.93x, {took / speed:.4g} days and "
                                            f"${v['cost_whole_domains'] / speed:,.0f}")
     assert took / speed < 30 and round(speed, 2) == 0.93
+    # ranked as its own option, and recommended: the whole servers cost less (procurement could not order 3.75)
+    whole = r.decision.best
+    assert whole.id == "b200 servers" and whole.value == pytest.approx(v["cost_whole_domains"], rel=1e-12)
+    assert action(r, r.decision, whole) == ("Rent 32 × B200 SXM 180GB by the hour", "every device of 4 whole servers "
+                                            "of 8: on all 32 the run costs less than on the 30 its deadline needs "
+                                            "($78,165)")
     tpu = next(o for o in r.decision.options if o.device == "tpu-v5p")
     assert action(r, r.decision, tpu)[1] == ""           # within one TPU pod's domain
     # and no server figures at all: a pod's 6,144 chips are not a server (a signer found '0.020 servers')

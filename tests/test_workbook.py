@@ -454,7 +454,7 @@ def test_a_bought_run_shows_its_capital_beside_its_share_of_the_write_off(cases)
         assert rented and all(r[at["capital (bought up front)"]] == 0 for r in rented)
     reserved = [r for r in openpyxl.load_workbook(cases["bought-run"].values, data_only=True)["Summary"]
                 .iter_rows(values_only=True) if r[1] == "reserved (the run's hours only)"]
-    assert len(reserved) == 1
+    assert len(reserved) == 2           # 14 H100s and the 16 of their whole servers, both committed
 
 
 def test_a_cheaper_rental_does_not_unbuy_a_fleet_that_must_run_on_premises(cases):

@@ -273,8 +273,8 @@ def layout_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> 
     s = hints[0].stated
     added = dict(written(h).split(": ", 1) for h in hints)            # one alternative may rank several devices
     text = "; ".join(parts)
-    own = " (beside the alternatives it has)" if any(h.given for h in hints) or alternatives.of(
-        r.scenario.workloads, dec.workload) else ""
+    own = " (beside the alternatives it has)" if any(h.given for h in hints) or any(
+        not w.automatic for w in alternatives.of(r.scenario.workloads, dec.workload)) else ""
     rank = (f"To rank {'it' if len(hints) == 1 else 'them'}, add one alternative to the workload{own}"
             if len(added) == 1 else f"To rank them, add these alternatives to the workload{own}")
     return (f"As the scenario states it, the run uses tensor {s.tensor} with recompute {'on' if s.recompute else 'off'}"

@@ -118,7 +118,26 @@ def setup(r: Results, o: Option) -> str:
     if w is not None and w.found:
         return f"set up with {alternative_phrase(r, o)} (found by sizing; the scenario states " \
                f"{r.inputs[f'workload.{w.alternative_of}.batch'].value.text})"
+    if w is not None and alternatives.whole_servers(w):
+        return servers_words(r, o, w)
     return "" if w is None or titled else f"set up with {alternative_phrase(r, o)}"
+
+
+def servers_words(r: Results, o: Option, w) -> str:
+    """A run on every device of the whole servers it needs, against the devices its deadline needs: 'every device of
+    4 whole servers of 8: on all 32 the run costs less than on the 30 its deadline needs ($78,165)'."""
+    from .money import money_text
+    v = pair_values(r, w.id, o.device)
+    base = pair_values(r, w.id.removesuffix(f"-{alternatives.SERVERS}"), o.device)
+    n, size, cost = v.get("devices"), v.get("whole_domains"), base.get("cost")
+    if not all(isinstance(x, float) for x in (n, size, cost, base.get("devices"))):
+        return ""
+    return (f"every device of {count(size, 'whole server')} of {human(n / size, '')}: on all {human(n, '')} the run "
+            f"costs less than on the {human(base['devices'], '')} its deadline needs ({money_text(cost)})")
+
+
+def pair_values(r: Results, wid: str, did: str) -> dict:
+    return next((p.values for p in r.pairs if p.workload == wid and p.device == did), {})
 
 
 def alternative_phrase(r: Results, o: Option, per_replica: bool = False) -> str:
@@ -130,7 +149,8 @@ def alternative_phrase(r: Results, o: Option, per_replica: bool = False) -> str:
     parts = []
     for path, v in given.items():
         if path == "devices" or path == f"devices.{o.device}":
-            parts.append(f"{v.text} device{'' if str(v.text) == '1' else 's'}" + (" a replica" if per_replica else ""))
+            parts.append(f"{v.text} device{'' if str(v.text) == '1' else 's'}" + (" a replica" if per_replica else "")
+                         + (", whole servers" if w is not None and alternatives.whole_servers(w) else ""))
         elif path.startswith("parallel.") and not (w is not None and w.automatic):     # 'fit' sets them with devices
             parts.append(f"{path.split('.', 1)[1].replace('_', ' ')} {v.text}")       # 'tensor 8': tp8 ≠ recompute
         elif path != "title" and not path.startswith(("devices.", "parallel.")):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from ... import alternatives
 from ... import formulas as F
 from ...decide import pair_of
 from ...evaluate import Results, decide_each_with
@@ -78,6 +79,8 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
             alt, cells = next(decisions)
             chosen = alt.best if alt else None
             n = cells.get(counts.get(chosen.id)) if chosen else None
+            if chosen is not None and same_run(chosen, dec.best):
+                chosen = replace(dec.best, value=chosen.value)    # on whole servers or not: the same hardware
             moved = isinstance(n, float) and (n != now or chosen.label != best)    # the count only where it moves
             tie = chosen is not None and chosen.label != best and chosen.device == dec.best.device and \
                 chosen.variant == dec.best.variant and fmt(chosen.value) == fmt(base) and not moved
@@ -121,6 +124,15 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
 FAILS = {"budget": "go over the budget", "latency target": "miss a target", "does not fit": "not fit in memory",
          "deadline": "miss the deadline", "deployment": "not be available where it must run",
          "no rate at this precision": "have no rate at this precision"}
+
+
+def same_run(a, b) -> bool:
+    """Whether two options are one training run on one device, on the devices its deadline needs and on every device
+    of its whole servers: a move that trades one for the other changes no choice of hardware (the automatic
+    alternative keeps the count it was built at, so a slower device 'flipped' to the run as written)."""
+    strip = lambda o: (o.workload or "").removesuffix(f"-{alternatives.SERVERS}")      # noqa: E731
+    return a.device == b.device and a.variant == b.variant and strip(a) == strip(b) and a.workload != b.workload \
+        and alternatives.SERVERS in f"{a.workload}{b.workload}"
 
 
 def none_words(r: Results, dec, alt) -> str | None:
