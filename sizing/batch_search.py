@@ -111,15 +111,17 @@ def search(r: Results, dec: Decision, spare: bool = False) -> list[Hint]:
         best_batches |= spare_batches(r, dec.workload, {d: a.share for d, a in allowed.items()})
     tried = sorted(b for b in {*CANDIDATES, *best_batches} if b != stated and any(b not in ranked[d] for d in devices))
     qids = [q for quantities, _, _ in TARGETS[kind] for q in quantities]
-    watched = tuple(f"{dec.workload}/{d}/{q}" for d in devices for q in qids)
+    fits = {d: alternatives.fit_for(r.scenario.workloads, dec.workload, d) for d in devices}   # the stated batch on
+    runs_on = {d: (dec.workload, *((f.id,) if f else ())) for d, f in fits.items()}         # the devices that hold it
+    watched = tuple(f"{w}/{d}/{q}" for d in devices for w in runs_on[d] for q in qids)
     from .evaluate import decide_each_with
     runs = decide_each_with(r, [(key, float(b)) for b in tried], r.decisions.index(dec), watched)
     batch_of = {w.id: int(w.get("batch")) for w in alternatives.of(r.scenario.workloads, dec.workload) if w.found}
     hints = []
     for device in devices:
-        mine = [o for o in own if o.device == device]
-        fit = alternatives.fit_for(r.scenario.workloads, dec.workload, device)    # the stated batch on the devices
-        held = (dec.workload, fit and fit.id)                                      # that hold it counts as stated
+        held = runs_on[device]                      # a new user's 70B embedder held by 2 H100s met its target only at
+        mine = [o for o in dec.options if o.workload in held and o.device == device    # batch 1: searched there too
+                and o.variant in VARIANTS]
         standing = [o for o in dec.options if o.device == device and o.variant in VARIANTS and o.passes
                     and o.value is not None and (o.workload in held or o.workload in batch_of)]
         now = min(standing, key=lambda o: o.value, default=None)
@@ -127,17 +129,17 @@ def search(r: Results, dec: Decision, spare: bool = False) -> list[Hint]:
         for b, (d, cells) in zip(tried, runs):
             if d is None or b in ranked[device]:
                 continue
-            tight = tight_words(r, dec.workload, device, cells)
-            if spare and (tight or short_of(r, dec.workload, device, cells, allowed[device].share)):
-                continue
-            there = {o.id: x for o in mine if (x := next((y for y in d.options if y.id == o.id), None)) is not None
+            tights = {w: tight_words(r, w, device, cells) for w in held}
+            kept = [o for o in mine if not (spare and (tights[o.workload] or short_of(r, o.workload, device, cells,
+                                                                                         allowed[device].share)))]
+            there = {o.id: x for o in kept if (x := next((y for y in d.options if y.id == o.id), None)) is not None
                      and x.passes and x.value is not None}
-            saving = tuple(o.variant for o in mine if o.id in there and
+            saving = tuple(o.variant for o in kept if o.id in there and
                            (not o.passes or o.value is None or there[o.id].value < o.value * (1 - GAIN)))
             for o in mine:
                 x = there.get(o.id)
                 if x is not None and (best is None or x.value < best.value):
-                    best = Hint(o, b, x.value, stated, now.value if now is not None else None, tight,
+                    best = Hint(o, b, x.value, stated, now.value if now is not None else None, tights[o.workload],
                                 batch_of.get(now.workload, 0) if now is not None else 0, saving)
         if best is not None and (best.now is None or best.value < best.now * (1 - GAIN)):
             hints.append(best)
@@ -223,6 +225,7 @@ def found(scn: Scenario, r: Results) -> Scenario | None:
     GAIN less than at the stated batch, leaving TIGHT of each latency target to spare: `b26` of workload `chat`
     (workload `chat-b26`), ranked on the devices it was found for. None when no such batch."""
     adds: dict[str, dict[int, list[str]]] = {}
+    held: dict[tuple[str, int], dict[str, Value]] = {}     # a batch found on the devices that hold it: their count
     for dec in r.decisions:
         w = scn.workloads.get(dec.workload)
         if w is None or w.alternative_of or not targeted(r, w.id):
@@ -231,6 +234,9 @@ def found(scn: Scenario, r: Results) -> Scenario | None:
             devices = adds.setdefault(w.id, {}).setdefault(h.batch, [])
             devices += [(h.option.device, v) for v in h.variants or (h.option.variant,)
                         if (h.option.device, v) not in devices]
+            if h.option.workload != w.id:                   # found on the automatic `fit`: its devices come too
+                count = scn.workloads[h.option.workload].values[f"devices.{h.option.device}"]
+                held.setdefault((w.id, h.batch), {})[f"devices.{h.option.device}"] = count
     if not adds:
         return None
     workloads, made = dict(scn.workloads), {}
@@ -245,8 +251,9 @@ def found(scn: Scenario, r: Results) -> Scenario | None:
             why = "; ".join(f"on the {scn.devices[d].get('name') or d}, the cheapest batch that "
                             f"{allowance(r, d, kind).words()}" for d in devices)
             v = Value(b, "", str(b), scn.file, root.line, root.col, f"automatic: {why}")
-            root = replace(root, values={**root.values, f"alternatives.{name}.batch": v})
-            alt = replace(alternatives.variant(root, name, {"batch": v}), automatic=True, found=tuple(devices),
+            given = {"batch": v, **held.get((wid, b), {})}
+            root = replace(root, values={**root.values, **{f"alternatives.{name}.{k}": x for k, x in given.items()}})
+            alt = replace(alternatives.variant(root, name, given), automatic=True, found=tuple(devices),
                           found_as=tuple(ways))
             title = f"{root.get('title') or root.id} at batch {b}, found by sizing"
             alt.values["title"] = replace(alt.values["title"], value=title, text=title)

@@ -93,8 +93,11 @@ def batch_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> s
         f"no latency target, so sizing does not choose its batch (a larger batch gives each user slower answers); "
         f"rank it before deciding.")
     lead = found + " " if found else f"The workload runs at batch {first.stated}{also}. "
+    held = r.scenario.workloads.get(first.option.workload or "")      # found on the devices that hold the model:
+    count = held.values.get(f"devices.{first.option.device}") if held is not None and held.automatic else None
+    devices = f", devices: {{{first.option.device}: {count.text}}}" if count is not None else ""    # they come too
     return (f"{lead}{text[0].upper()}{text[1:]}.{verdict} To rank one, add it as an alternative of the workload: "
-            f"alternatives: {{b{first.batch}: {{batch: {first.batch}}}}}.")
+            f"alternatives: {{b{first.batch}: {{batch: {first.batch}{devices}}}}}.")
 
 
 def batch_flip(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:
