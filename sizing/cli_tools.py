@@ -97,7 +97,7 @@ def calibrate(file: str, output: str | None, dry_run: bool) -> None:
 @click.argument("kind", type=click.Choice(["chat", "embed", "train"]))
 @click.option("--model", required=True, help="A catalog model, e.g. llama-3.1-70b (`sizing catalog`).")
 @click.option("--devices", required=True, help="Comma-separated catalog devices or short names, e.g. h100,mi300x.")
-@click.option("--peak", default="5/s", show_default=True, help="Peak requests per second (chat, embed).")
+@click.option("--peak", help="Peak requests per second (chat, embed; default 5/s).")
 @click.option("--precision", help="fp32, bf16, fp8, int8, int4 ... (default: bf16, else the first of fp16, fp32 "
               "every device has a rate at)", callback=precision_option)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output .yaml (default: KIND.yaml).")
@@ -114,8 +114,13 @@ def init(kind: str, model: str, devices: str, peak: str, precision: str, output:
     if out.exists() and not force:
         click.echo(f"sizing: error: {out} exists; name another file with -o, or --force to replace it", err=True)
         sys.exit(EXIT_OUTPUT)
+    if peak is not None and kind == "train":      # a new user's --peak 2/s on a training run passed without a word
+        click.echo("sizing: error: --peak: a training run has no request rate; leave --peak out (its tokens and "
+                   "deadline are in the file it writes, to edit)", err=True)
+        sys.exit(EXIT_USAGE)
     try:
-        text, notes = starter(kind, model, [d.strip() for d in devices.split(",") if d.strip()], peak, precision,
+        text, notes = starter(kind, model, [d.strip() for d in devices.split(",") if d.strip()], peak or "5/s",
+                              precision,
                               out.stem if re.fullmatch(r"[a-z0-9][a-z0-9-]*", out.stem) else "starter", today())
     except InitError as e:
         click.echo(f"sizing: error: {e}", err=True)
@@ -127,7 +132,15 @@ def init(kind: str, model: str, devices: str, peak: str, precision: str, output:
     for note in notes:
         click.echo(note, err=True)
     write_or_exit(out, text.encode(), ())
-    click.echo(f"wrote {visible(str(out))}; next: add prices, then `sizing evaluate {out}` and `sizing build {out}`")
+    click.echo(f"wrote {visible(str(out))}; next: check {ASSUMED[kind]} (assumed: they decide the answer), add "
+               "prices and set the objective to the cost the comment names, then `sizing evaluate "
+               f"{out}` and `sizing build {out}`")
+
+
+# What a starter assumes that decides its answer (a new user's embedder failed on L4s for init's 100 ms target).
+ASSUMED = {"chat": "the tokens per request, the batch and the latency targets",
+           "embed": "the 256 tokens per request, batch 8 and the 100 ms latency target",
+           "train": "the 1e9 tokens, the batch, the sequence length, LoRA's 1 % and the 7-day deadline"}
 
 
 @click.command()

@@ -211,3 +211,22 @@ def test_init_train_leaves_recompute_off_and_says_when_to_turn_it_on(tmp_path):
     from sizing.scenario import load_scenario
     scn, problems = load_scenario(out)
     assert scn is not None and not [p for p in problems if p.level == "error"]
+
+
+def test_init_says_what_it_assumed_and_refuses_a_rate_for_a_training_run(tmp_path):
+    """A new user's embedder failed on L4s for init's 100 ms target, which the next step never named; `init train
+    --peak 2/s` was accepted and the rate dropped."""
+    from click.testing import CliRunner
+
+    from sizing.cli import main
+    got = CliRunner().invoke(main, ["init", "embed", "--model", "llama-3.1-8b", "--devices", "h100", "-o",
+                                    str(tmp_path / "e.yaml")])
+    assert got.exit_code == 0, got.output
+    assert "next: check the 256 tokens per request, batch 8 and the 100 ms latency target (assumed: they decide " \
+        "the answer)" in got.output
+    text = (tmp_path / "e.yaml").read_text()
+    assert "tokens: 256" in text and "batch: 8" in text and "latency_p95: 100 ms" in text
+    got = CliRunner().invoke(main, ["init", "train", "--model", "llama-3.1-8b", "--devices", "h100", "--peak", "2/s",
+                                    "-o", str(tmp_path / "t.yaml")])
+    assert got.exit_code == 2 and not (tmp_path / "t.yaml").exists()
+    assert "sizing: error: --peak: a training run has no request rate; leave --peak out" in got.output

@@ -140,3 +140,27 @@ decision: {objective: monthly_cost}
     assert [n.split(":")[0] for n in notes].count("interconnect.bandwidth") == 1
     assert notes == ["interconnect.bandwidth: 31.5 GB/s is the PCIe Gen4 x16 ceiling; without P2P, NCCL stages "
                      "through host memory at a lower, unmeasured rate"]                 # the list's words
+
+
+def test_a_target_met_with_under_a_twentieth_to_spare_is_a_risk():
+    """A new user's recommended H100 answered in 98.76 ms against a 100 ms target and the report said 'meets'."""
+    text = """\
+sizing: 1
+name: edge
+devices:
+  h100: {from: nvidia-h100-sxm5-80gb, price: 3.00 USD/hour}
+workloads:
+  embed: {kind: forward, model: llama-3.1-8b, precision: bf16, tokens: 512, batch: 8,
+          traffic: {peak: 200 request/s}, targets: {latency_p95: TARGET}}
+decision: {objective: monthly_cost, require: [fits_memory, meets_targets]}
+"""
+    def notes(target: str) -> tuple[list[str], float]:
+        r = evaluate(load_scenario_bytes(text.replace("TARGET", target).encode(), "s.yaml")[0], search=False)
+        o = r.decision.option("h100")
+        return risks(r, r.decision, o, date(2026, 12, 7), detail=False), r.pair("embed", "h100").values
+    said, v = notes("100 ms")
+    got = v["response_p95"]
+    assert 0.95 * 0.1 < got <= 0.1
+    assert f"meets its target with under 5 % to spare: request latency {got * 1000:.4g} ms against the 100 ms " \
+        "target" in said
+    assert not [x for x in notes("110 ms")[0] if "to spare" in x]

@@ -89,6 +89,8 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
         out.append("no running cost given")
     elif own and f"device.{o.device}.costs.hosting" not in r.inputs:
         out.append("no hosting cost given (rack space, staff: counted as 0)")
+    if p is not None and p.kind in ("generate", "forward") and o.passes and (close := knife_edge(r, p)):
+        out.append(f"meets its target{'s' if ' and ' in close else ''} with under 5 % to spare: {close}")
     if o.variant == "busy_hours":
         out.append("on-demand capacity assumed")
     w = r.scenario.workloads.get(o.workload or "")
@@ -97,6 +99,17 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
     if detail and p is not None and p.kind in ("generate", "forward"):
         out += unstated(r, w.alternative_of if w is not None and w.found else p.workload)
     return out
+
+
+EDGE = 0.05             # a latency target met with less than this share of it to spare is a risk of its own
+
+
+def knife_edge(r: Results, p) -> str:
+    """The latency targets a served option meets with under EDGE to spare, in words: 'request latency 98.76 ms
+    against the 100 ms target' (a new user's recommendation 'met' 100 ms at 98.76 ms without a word)."""
+    from ..batch_search import latencies
+    return " and ".join(x.said() for x in latencies(r, p.workload, p.values.get, p.kind)
+                        if 0 <= 1 - x.value / x.target < EDGE)
 
 
 def write_off_words(r: Results, o: Option, v: dict, detail: bool) -> str:

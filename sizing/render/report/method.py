@@ -28,14 +28,14 @@ def method(r: Results) -> tuple[MethodGroup, ...]:
                 if isinstance(x.expr, F.Missing) or x.d.id in p.absent:
                     continue
                 found.setdefault(x.d.id, x.d)
-                variants.setdefault(x.d.id, {}).setdefault(currency.units(F.to_text(x.expr)), []).append(p.device)
+                variants.setdefault(x.d.id, {}).setdefault(currency.units(F.to_text(x.expr)), []).append(
+                    (p.workload, p.device))
         entries = []
         for qid, d in found.items():
             forms = variants[qid]
             if qid in SAME_AS:                # a layout at another count: its formula is another's, said so
                 forms = {SAME_AS[qid]: []}
-            texts = tuple(t if len(forms) == 1 else f"{t}   [{', '.join(dict.fromkeys(devs))}]"
-                          for t, devs in forms.items())
+            texts = tuple(t if len(forms) == 1 else f"{t}   [{where(pairs_at, forms)}]" for t, pairs_at in forms.items())
             shown = display_unit([p.values.get(qid) for p in pairs], d.unit, d.display)
             unit = currency.label(shown.label) if shown.label else "–"
             entries.append(MethodEntry(qid, unit, d.description, texts))
@@ -45,6 +45,18 @@ def method(r: Results) -> tuple[MethodGroup, ...]:
                                        (c.description.rsplit(" (", 1)[0],)))
         out.append(MethodGroup(K.get(kind).words, tuple(entries)))
     return tuple(out)
+
+
+def where(pairs: list[tuple[str, str]], forms: dict[str, list[tuple[str, str]]]) -> str:
+    """Where a formula's form is used: its devices ('h100, mi300x'), or where another form has the same devices
+    (two workloads of one kind), its workloads with them ('tune-lora: h100, mi300x': a reviewer read the same tag
+    on both forms of the trained parameters)."""
+    devices = list(dict.fromkeys(d for _, d in pairs))
+    same = sum(list(dict.fromkeys(d for _, d in others)) == devices for others in forms.values()) > 1
+    if not same:
+        return ", ".join(devices)
+    return "; ".join(f"{w}: {', '.join(dict.fromkeys(d for x, d in pairs if x == w))}"
+                     for w in dict.fromkeys(w for w, _ in pairs))
 
 
 def constants(r: Results) -> tuple[tuple[str, str, str], ...]:
