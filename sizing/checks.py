@@ -128,6 +128,19 @@ def check_api_input_price(chk: Checker, workloads: dict) -> None:
                     "0 USD/Mtoken if it charges none", "missing-input", "warning")
 
 
+def check_unused_discount(chk: Checker, devices: dict) -> None:
+    """A commitment discount on a device whose cost basis is forced to rent or own is never applied: a located
+    warning (a finance reviewer typed a reserved discount and saw nothing move)."""
+    for d in devices.values():
+        v, basis = d.values.get("costs.reserved_discount"), d.get("costs.basis")
+        if v is None or v.source == "default" or not v.value or basis not in ("rent", "own"):
+            continue
+        chk.problem(v, f"devices.{d.id}.costs.reserved_discount", f"'{v.text}' is a commitment discount, but basis "
+                    f"{basis} prices the device {'at the hourly price on demand' if basis == 'rent' else 'as bought'}"
+                    ", so it is not used; set basis: reserved (or cheapest) to use it, or remove it",
+                    "unused-field", "warning")
+
+
 def check_unsold_purchase(chk: Checker, devices: dict) -> None:
     """A purchase price on a device whose deployment list has no on-prem (a cloud TPU) cannot be used: owning it is
     not an option, so the price is ignored, with a located warning."""

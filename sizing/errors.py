@@ -71,8 +71,8 @@ CODES = {
     "over-context": "input and output tokens beyond the model's context length (a warning)",
     "low-utilisation": "a planned maximum utilisation under 10 %, likelier a slip (0.8 % for 80 %) than a plan "
                        "(a warning)",
-    "unused-field": "a field the workload's other fields make ignored: a LoRA share on a full training run (a "
-                    "warning)",
+    "unused-field": "a field the entity's other fields make ignored: a LoRA share on a full training run, a "
+                    "commitment discount under basis rent or own (a warning)",
     "large-lora-share": "a LoRA share above 10 % written as a bare number (0.5 for 0.5 %?) (a warning)",
     "uneven-heads": "a tensor-parallel degree that does not split the model's attention heads evenly (a warning)",
     "sweep-one-field": "a sweep of no field or of more than two",

@@ -309,6 +309,22 @@ def test_a_lora_share_written_as_a_large_bare_number_is_a_located_warning():
         assert not [p for p in problems_of(text.replace("SHARE", meant)) if "trainable" in p]
 
 
+def test_a_commitment_discount_under_a_forced_basis_is_a_located_warning():
+    """A finance reviewer typed a reserved discount on a device costed `basis: rent`: nothing moved, nothing said."""
+    text = (f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n"
+            "  w: {kind: generate, model: dense}\n")
+    forced = text.replace("    memory_reserve: 10 %\n", "    memory_reserve: 10 %\n    price: 2 USD/hour\n    costs: "
+                          "{basis: BASIS, reserved_discount: 30 %, purchase: 20000 USD}\n")
+    assert forced != text
+    (line,) = [p for p in problems_of(forced.replace("BASIS", "rent")) if "reserved_discount" in p]
+    assert ": warning: devices.acc.costs.reserved_discount: '30 %' is a commitment discount, but basis rent prices " \
+        "the device at the hourly price on demand, so it is not used; set basis: reserved (or cheapest) to use it, " \
+        "or remove it" in line
+    assert [p for p in problems_of(forced.replace("BASIS", "own")) if "reserved_discount" in p]
+    for used in ("reserved", "cheapest"):
+        assert not [p for p in problems_of(forced.replace("BASIS", used)) if "reserved_discount" in p]
+
+
 def test_eight_bit_arithmetic_has_its_own_efficiency():
     text = """\
 sizing: 1

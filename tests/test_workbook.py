@@ -23,8 +23,8 @@ from sizing.render import workbook
 from sizing.render.workbook.results import FAILURES, WHERE, failure_name
 from sizing.narrative.memo import table_names
 from sizing.render.workbook.summary import SERVING_CHECK
-from sizing.render.workbook import (MASTER, RECOMMENDATION, REQUIREMENTS_MET, names_of, recommendation_name, valid_name,
-                                    workbook_bytes, write_workbook)
+from sizing.render.workbook import (INPUTS_IN_RANGE, MASTER, RECOMMENDATION, REQUIREMENTS_MET, names_of,
+                                    recommendation_name, valid_name, workbook_bytes, write_workbook)
 from sizing.scenario import load_scenario, load_scenario_bytes
 
 ERRORS = ("#NAME?", "#DIV/0!", "#REF!", "#VALUE!", "#N/A", "#NUM!", "#NULL!", "Err:")
@@ -91,7 +91,8 @@ WHAT_IFS = (
 EDITS = {"average-above-peak": ("chat-70b-fp8", "workload.chat.traffic.utilisation", 1.5),
          "price-as-text": ("pretrain-deadline", "device.b200.price", "3.75 USD"),
          "purchase-as-text": ("chat-70b-fp8", "device.h200.costs.purchase", "15000 USD"),
-         "tpu-bought": ("pretrain-deadline", "device.tpu-v5p.costs.purchase", 10000)}
+         "tpu-bought": ("pretrain-deadline", "device.tpu-v5p.costs.purchase", 10000),
+         "discount-30": ("pretrain-deadline", "device.h100.costs.reserved_discount", 30)}
 
 
 @dataclass
@@ -289,6 +290,18 @@ def test_a_cost_typed_as_text_fails_the_master_check(cases):
         got = named_values(cases[name].source, cases[name].values)
         assert got[MASTER] is False, name
     assert named_values(cases["chat-70b-fp8"].source, cases["chat-70b-fp8"].values)[MASTER] is True
+
+
+def test_an_input_out_of_its_range_leaves_no_recommendation(cases):
+    """A finance reviewer typed a discount of 30 for 30 %: the master check failed, and the recommendation read the
+    H100 at -$3.5 million. Out of its range, an input leaves no recommendation, said so; in range, it is as built."""
+    got = named_values(cases["discount-30"].source, cases["discount-30"].values)
+    assert got[MASTER] is False and got[INPUTS_IN_RANGE] is False
+    assert got[RECOMMENDATION] == "none: an input is out of its range (see Checks)"
+    summary = openpyxl.load_workbook(cases["discount-30"].values, data_only=True)["Summary"]
+    assert summary["B6"].value == "none: an input is out of its range (see Checks)"
+    built = named_values(cases["pretrain-deadline"].source, cases["pretrain-deadline"].values)
+    assert built[INPUTS_IN_RANGE] is True and built[RECOMMENDATION] == "B200 SXM 180GB (32 devices, whole servers)"
 
 
 def test_live_sweep_grids_follow_the_engine(cases):

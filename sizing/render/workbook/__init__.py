@@ -12,7 +12,7 @@ from ...output import build_datetime, write_atomic
 from .base import MASTER, RECOMMENDATION, REQUIREMENTS_MET, Book, blank_shown, input_shown, names_of, valid_name
 from .inputs import calc_sheet, inputs_sheet
 from .checks import checks_sheet, error_check
-from .names import recommendation_name
+from .names import INPUTS_IN_RANGE, recommendation_name
 from .results import results_sheet
 from .sweep import sweep_sheet
 from .roofline import roofline_sheet
@@ -22,8 +22,8 @@ from .summary import FAILED, OK, drawn_from, summary_sheet
 from . import fleet, uncertainty, xlsx
 
 
-__all__ = ["MASTER", "RECOMMENDATION", "REQUIREMENTS_MET", "blank_shown", "build", "input_shown", "names_of", "recommendation_name",
-           "valid_name", "workbook_bytes", "write_workbook"]
+__all__ = ["INPUTS_IN_RANGE", "MASTER", "RECOMMENDATION", "REQUIREMENTS_MET", "blank_shown", "build", "input_shown",
+           "names_of", "recommendation_name", "valid_name", "workbook_bytes", "write_workbook"]
 
 SHEETS = ("Summary", "README", "Inputs", "Calc", "Fleet", "Results", "Sweep", "Uncertainty", "Checks", "Roofline",
           "Constants")

@@ -11,7 +11,7 @@ from ...formulas.expr import FLEET_SEARCH, FLEET_SEARCH_C, all_of
 from .labels import name_formula
 from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, Sheet, header, put, put_text, rule_check,
                    rule_of, widths)
-from .names import recommendation_name
+from .names import INPUTS_IN_RANGE, recommendation_name
 from .sheet import coordinate, has_error
 
 
@@ -81,11 +81,18 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
     typed = {k + TYPED: cell for k, cell in b.typed.items()}
     untyped = {k + TYPED: math.nan if k in b.r.blanks else b.r.inputs[k].value.value      # as written: nothing typed
                for k in b.typed}                                                           # into a blank cost cell
+    inputs_end = first
     for text, scope, e in sanity_checks(b):
         put_text(ws, row, 1, text)
         put_text(ws, row, 2, scope)
         held.append(bool(put(ws, row, 3, b.formula(e, typed), value_of=b.value(e, untyped)).cached))
         row += 1
+        inputs_end = row if text.startswith(("input within its range", "blank:")) else inputs_end
+    # the input ranges alone (no result in them): a recommendation is read only where they hold (a finance reviewer
+    # typed a discount of 30 for 30 %: the master check failed, the recommendation read a negative cost)
+    put_text(ws, 5, 1, "inputs within their ranges (the recommendation reads them)", "sizing section")
+    b.define(INPUTS_IN_RANGE, put(ws, 5, 3, f"=AND(TRUE,C{first}:C{inputs_end - 1})" if inputs_end > first else
+                                  "=TRUE()", value_of=all(held[:inputs_end - first])))
     for dec, cells, holds, how in b.reconciled:
         put_text(ws, row, 1, f"the money reconciles on Summary: {how}, every option")
         put_text(ws, row, 2, f"decision on {dec.workload}")
@@ -99,7 +106,7 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
     row += 1
     b.master = put(ws, 3, 3, f"=IFERROR(AND(C{first}:C{row - 1}),FALSE)", value_of=all(held))    # and no error
     b.define(MASTER, b.master)
-    ranges = "C3:C4" + (f" C{first}:C{row - 1}" if row > first else "")
+    ranges = "C3:C5" + (f" C{first}:C{row - 1}" if row > first else "")
     row += 1
     put_text(ws, row, 1, "Requirements: a FALSE here is a finding about an option, not an error of the model",
              "sizing section")

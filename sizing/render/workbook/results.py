@@ -14,7 +14,7 @@ from ...results import Decision, Option
 
 from .labels import put_name
 from .base import (Book, Sheet, by_workload, header, number_format, put, put_text, qkey, widths)
-from .names import recommendation_name
+from .names import INPUTS_IN_RANGE, recommendation_name
 from ..format import display_unit, numbers
 from .sheet import column_letter
 from .inputs import align_text, block_header
@@ -137,8 +137,8 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     labels = f"${first}${row + 2}:${last}${row + 2}"
     put_text(ws, row + 8, 1, "recommendation", "sizing section")
     winner = next((b.option_name(dec, o) for o, place in zip(columns, places) if place == 1), NONE)
-    rec = put(ws, row + 8, 3, f'=IF(COUNT({eligible})=0,"{NONE}",'
-                              f'INDEX({labels},MATCH({best}({eligible}),{eligible},0)))', value_of=winner)
+    rec = put(ws, row + 8, 3, f'=IF(NOT({INPUTS_IN_RANGE}),"{OUT_OF_RANGE}",IF(COUNT({eligible})=0,"{NONE}",'
+                              f'INDEX({labels},MATCH({best}({eligible}),{eligible},0))))', value_of=winner)
     rec.bold = True
     b.define(name, rec)
     colour_booleans(ws, f"C{row + 4}:{last}{row + 4}")
@@ -146,6 +146,7 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
 
 
 NONE = "none: no option meets every requirement"
+OUT_OF_RANGE = "none: an input is out of its range (see Checks)"
 BUDGET_WORDS = {"capex": "capital", "total": "total"}
 
 
