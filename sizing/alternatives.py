@@ -151,7 +151,9 @@ def sharded(scn: Scenario, r: Results) -> Scenario | None:
     that does not fit on a device whose count the scenario leaves at its default: that device with the fewest
     devices that hold it, rounded up to a power of two as tensor-parallel runtimes split the attention heads evenly
     (the scenario "allows more devices"), so the sharded setup is priced and ranked as its own option: `fit` of the
-    workload, `fp8-fit` of its alternative `fp8`. None when no such workload."""
+    workload, `fp8-fit` of its alternative `fp8`; and for each decided training run whose devices follow its
+    deadline, `servers` where every device of its whole servers costs less (on_servers). None when no such
+    workload."""
     decided = {d.workload for d in r.decisions}
     need: dict[tuple[str, str], dict[str, int]] = {}
     for p in r.pairs:
@@ -204,11 +206,12 @@ def on_servers(v: dict) -> int | None:
     devices its deadline needs and meets the deadline there, and they hold whole replicas (procurement reviewers
     could not order 30 B200s, 3.75 servers, and read that 32 cost less: $77,360, not $78,165); None otherwise."""
     whole, working, used = v.get("whole_domain_devices"), v.get("whole_domain_working"), v.get("devices")
-    cost, there, took, deadline = v.get("cost"), v.get("cost_whole_domains"), v.get("duration_whole_domains"), \
+    cost, there, took, spare = v.get("cost"), v.get("cost_whole_domains"), v.get("duration_whole_domains"), \
         v.get("deadline_spare")
     if not all(isinstance(x, float) for x in (whole, working, used, cost, there, took)) or whole <= used \
-            or working != whole or there >= cost or (isinstance(deadline, float) and v.get("meets_deadline") is not
-                                                     True):
+            or working != whole or there >= cost:
+        return None
+    if isinstance(spare, float) and spare < 1 and took > v["duration"] / (1 - spare):     # past the deadline there
         return None
     return int(whole)
 
