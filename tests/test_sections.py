@@ -46,3 +46,12 @@ def test_a_layout_at_another_count_is_listed_where_the_count_differs_from_the_de
     assert "Weights sharded on whole servers" in labels and "Training time on whole servers" in labels
     assert not [x for x in labels if x.endswith("on the devices that hold the state")]
     assert "Training time on devices that hold the state" in labels                  # the figure itself stays
+
+
+def test_a_device_note_about_one_field_is_on_that_fields_row():
+    """A procurement reviewer read '2 unverified source notes bear on it (its memory size: ROCm docs list memory as
+    192 GiB; ...)' on page 2 and found no note on the MI300X's memory row."""
+    r = results_of("finetune-approach")
+    rows = {(g.entity, row[0]): row[3] for s in sections(r) for g in s.inputs for row in g.rows}
+    assert rows[("device mi300x — AMD Instinct MI300X", "memory")] == "unverified: ROCm docs list memory as 192 GiB"
+    assert "unverified" not in rows[("device mi300x — AMD Instinct MI300X", "memory_bandwidth")]

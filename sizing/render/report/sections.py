@@ -92,8 +92,12 @@ def input_groups(r: Results, pairs: list[Pair], shown: dict[str, str]) -> tuple[
         shared = [s for s in set(sources) if s and sources.count(s) >= 2]   # said once, above the group (a reviewer
         common = max(shared, key=lambda s: (len(s) * (sources.count(s) - 1), s), default="")   # read one catalog
         #                                    citation four times over): the one whose repeats take the most words
+        flagged = flagged_fields(r, kind, eid)
         rows = tuple((i.path, separated(i.value.text), F.INPUTS[i.role].description,
-                      "" if common and i.value.source == common else i.value.source or "") for i in inputs)
+                      "; ".join(x for x in ("" if common and i.value.source == common else i.value.source or "",
+                                            *(f"unverified: {n}" for p, n in flagged
+                                              if i.path == p or i.path.startswith(p + "."))) if x))
+                     for i in inputs)
         out.append(InputGroup(entity_heading(r, kind, eid), common, rows))
     return tuple(out), above
 
@@ -117,6 +121,16 @@ def result_tables(pairs: list[Pair]) -> tuple[Table, ...]:
                 rows.append((label(qid, chunk[0].kind), *row_of(chunk, qid, d)))
         out.append(Table(("Quantity",) + tuple(p.device for p in chunk), tuple(rows), ("l",) + ("r",) * len(chunk)))
     return tuple(out)
+
+
+def flagged_fields(r: Results, kind: str, eid: str) -> list[tuple[str, str]]:
+    """(field path, what is unverified) for each note of a device's `unverified` list scoped to a field, for the row
+    of that field (a procurement reviewer read '2 unverified source notes ... its memory size' in the risks and found
+    no note on the memory row)."""
+    from ...narrative.risks import scoped_paths
+    d = r.scenario.devices.get(eid) if kind == "device" else None
+    notes = [str(v.value) for k, v in d.values.items() if k.startswith("unverified[")] if d is not None else []
+    return [(p, n.partition(": ")[2]) for n in notes for p in scoped_paths(n)]
 
 
 # A training run laid out at another count (the rows the workbook and JSON keep): where every device's count is the
