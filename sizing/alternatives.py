@@ -246,6 +246,12 @@ def whole_servers(w: Entity) -> bool:
     return w.automatic and (w.alternative == SERVERS or w.alternative.endswith(f"-{SERVERS}"))
 
 
+def written_run(wid: str) -> str:
+    """The workload (or alternative) a whole-servers alternative runs on more devices: `pretrain` of
+    `pretrain-servers`, `tune-lora` of `tune-lora-servers`; any other id as it is."""
+    return wid.removesuffix(f"-{SERVERS}")
+
+
 def auto_name(w: Entity, kind: str) -> str:
     """The id of an automatic alternative of workload `w`: `fit` or `servers`, `fp8-fit` for `w`'s alternative."""
     return f"{w.alternative}-{kind}" if w.alternative_of else kind

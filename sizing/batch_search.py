@@ -205,8 +205,12 @@ def tight_words(r: Results, wid: str, device: str, cells: dict) -> str:
     """The latency targets a batch meets with less than TIGHT to spare: 'time between tokens 49.1 ms against the 50
     ms target' (a procurement reviewer ranked the suggested batch and found it missed its target in two thirds of
     the simulated cases)."""
-    return " and ".join(x.said() for x in latencies(r, wid, at(cells, wid, device))
-                        if 0 <= 1 - x.value / x.target < TIGHT)
+    return close_words(r, wid, at(cells, wid, device), TIGHT)
+
+
+def close_words(r: Results, wid: str, value_of: Callable[[str], Any], spare: float, kind: str | None = None) -> str:
+    """The latency targets met with less than `spare` of them to spare, in words, joined by 'and' ('' for none)."""
+    return " and ".join(x.said() for x in latencies(r, wid, value_of, kind) if 0 <= 1 - x.value / x.target < spare)
 
 
 def ranked_batches(r: Results, wid: str, device: str | None = None) -> set[int]:

@@ -104,7 +104,7 @@ def calibrate(file: str, output: str | None, dry_run: bool) -> None:
 @click.option("--force", is_flag=True, help="Replace an existing file.")
 def init(kind: str, model: str, devices: str, peak: str, precision: str, output: str | None, force: bool) -> None:
     """Write a starter scenario for a question, every field explained, valid as written."""
-    from .init import InitError, starter
+    from .init import PEAK, InitError, starter
     from .scenario import load_scenario_bytes
 
     out = Path(output or f"{kind}.yaml")
@@ -119,7 +119,7 @@ def init(kind: str, model: str, devices: str, peak: str, precision: str, output:
                    "deadline are in the file it writes, to edit)", err=True)
         sys.exit(EXIT_USAGE)
     try:
-        text, notes = starter(kind, model, [d.strip() for d in devices.split(",") if d.strip()], peak or "5/s",
+        text, notes = starter(kind, model, [d.strip() for d in devices.split(",") if d.strip()], peak or PEAK,
                               precision,
                               out.stem if re.fullmatch(r"[a-z0-9][a-z0-9-]*", out.stem) else "starter", today())
     except InitError as e:

@@ -51,7 +51,10 @@ def common_precision(entries: list) -> tuple[str, str]:
     return "bf16", f"precision bf16: {lacking} has no bf16 rate and no precision is common to every device"
 
 
-def starter(kind: str, model: str, devices: list[str], peak: str = "5/s", precision: str | None = None,
+PEAK = "5/s"            # a starter's peak where none is given
+
+
+def starter(kind: str, model: str, devices: list[str], peak: str = PEAK, precision: str | None = None,
             name: str = "starter", when: str | None = None) -> tuple[str, list[str]]:
     """The scenario text and the notes to print (which catalog entry each short device name took, the precision
     chosen when none is given)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
-from helpers import ROOT, results_of, shipped_report
+from helpers import results_of, shipped_report
 from sizing.evaluate import evaluate
 from sizing.narrative.glossary import terms_in
 from sizing.narrative.memo import input_words, margin_words

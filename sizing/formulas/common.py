@@ -94,6 +94,15 @@ def owned(q):
     return where(given(own), where(given(rent), own < rent, Const(True)), Const(False))
 
 
+def capital(q, devices):
+    """Capital where the devices are bought (the totals own them): devices × purchase price; 0 where rented or no
+    purchase is given; missing where whether they are owned is (no price at all)."""
+    flag = q.owned_fleet
+    if isinstance(flag, Missing):
+        return flag
+    return where(flag, devices * q.purchase, Const(0, "USD")) if q.has("purchase") else Const(0, "USD")
+
+
 def cheaper_given(a, b):
     """The smaller of two rates where both hold a number, else the one that does (blank where neither does)."""
     if isinstance(a, Missing) or isinstance(b, Missing):

@@ -1,6 +1,6 @@
 """Traffic: replicas for the peak with queueing (Erlang C), utilisation, and the serving costs."""
 
-from .common import HORIZON, MILLION, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, forced_basis
+from .common import HORIZON, MILLION, MONTH, NO_PRICE, PER_MILLION, REQUEST, YEAR_MONTHS, capital, forced_basis
 from .expr import (TAIL_C, TINY_C, Const, Missing, all_of, all_present, ceil, erlang_c, first_present, fleet_search,
                    given, ln, maximum, nothing, sum_present, where)
 from .graph import NA, quantity
@@ -52,11 +52,8 @@ def fleet_purchase(q):
 @quantity(TRAFFIC, "capex", "USD", "capital: the fleet's purchase where it is owned, else nothing",
           display="USD", label="Capital expense")
 def capex(q):
-    flag = q.owned_fleet
-    if isinstance(flag, Missing):
-        return flag
-    return priced(q, where(flag, q.fleet_devices * q.purchase, Const(0, "USD")) if q.has("purchase") else
-                  Const(0, "USD"))
+    held = capital(q, q.fleet_devices)
+    return held if isinstance(held, Missing) else priced(q, held)
 
 
 @quantity(TRAFFIC, "opex_monthly", "USD/month",

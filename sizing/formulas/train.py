@@ -1,7 +1,7 @@
 """Training and fine-tuning laid out: the devices for a deadline, the layout a runtime takes (weights kept whole,
 layers recomputed for room, or sharded), its communication and bubble, the training time and its cost."""
 
-from .common import NO_FABRIC, NO_PRICE, plus, without_fabric
+from .common import NO_FABRIC, NO_PRICE, capital, plus, without_fabric
 from .expr import Const, Missing, ceil, first_present, if_given, max_present, maximum, nothing, sum_present, where
 from .graph import NA, quantity
 from .train_at import layout_at
@@ -300,10 +300,7 @@ def tr_cost(q):
           "paid up front; the cost of the run is only its hours' share of their write-off", display="USD",
           label="Capital (devices bought)")
 def tr_capex(q):
-    flag = q.owned_fleet
-    if isinstance(flag, Missing):
-        return flag
-    return where(flag, q.devices * q.purchase, Const(0, "USD")) if q.has("purchase") else Const(0, "USD")
+    return capital(q, q.devices)
 
 
 @quantity("train", "write_off_share", "", "where the devices are bought, the share of their write-off the run takes: "

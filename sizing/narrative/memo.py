@@ -127,17 +127,12 @@ def servers_words(r: Results, o: Option, w) -> str:
     """A run on every device of the whole servers it needs, against the devices its deadline needs: 'every device of
     4 whole servers of 8: on all 32 the run costs less than on the 30 its deadline needs ($78,165)'."""
     from .money import money_text
-    v = pair_values(r, w.id, o.device)
-    base = pair_values(r, w.id.removesuffix(f"-{alternatives.SERVERS}"), o.device)
+    v, base = (p.values if (p := r.pair(wid, o.device)) else {} for wid in (w.id, alternatives.written_run(w.id)))
     n, size, cost = v.get("devices"), v.get("whole_domains"), base.get("cost")
     if not all(isinstance(x, float) for x in (n, size, cost, base.get("devices"))):
         return ""
     return (f"every device of {count(size, 'whole server')} of {human(n / size, '')}: on all {human(n, '')} the run "
             f"costs less than on the {human(base['devices'], '')} its deadline needs ({money_text(cost)})")
-
-
-def pair_values(r: Results, wid: str, did: str) -> dict:
-    return next((p.values for p in r.pairs if p.workload == wid and p.device == did), {})
 
 
 def alternative_phrase(r: Results, o: Option, per_replica: bool = False) -> str:

@@ -107,9 +107,8 @@ EDGE = 0.05             # a latency target met with less than this share of it t
 def knife_edge(r: Results, p) -> str:
     """The latency targets a served option meets with under EDGE to spare, in words: 'request latency 98.76 ms
     against the 100 ms target' (a new user's recommendation 'met' 100 ms at 98.76 ms without a word)."""
-    from ..batch_search import latencies
-    return " and ".join(x.said() for x in latencies(r, p.workload, p.values.get, p.kind)
-                        if 0 <= 1 - x.value / x.target < EDGE)
+    from ..batch_search import close_words
+    return close_words(r, p.workload, p.values.get, EDGE, p.kind)
 
 
 def write_off_words(r: Results, o: Option, v: dict, detail: bool) -> str:

@@ -130,9 +130,9 @@ def same_run(a, b) -> bool:
     """Whether two options are one training run on one device, on the devices its deadline needs and on every device
     of its whole servers: a move that trades one for the other changes no choice of hardware (the automatic
     alternative keeps the count it was built at, so a slower device 'flipped' to the run as written)."""
-    strip = lambda o: (o.workload or "").removesuffix(f"-{alternatives.SERVERS}")      # noqa: E731
-    return a.device == b.device and a.variant == b.variant and strip(a) == strip(b) and a.workload != b.workload \
-        and alternatives.SERVERS in f"{a.workload}{b.workload}"
+    ids = [o.workload or "" for o in (a, b)]
+    return a.device == b.device and a.variant == b.variant and ids[0] != ids[1] and \
+        len({alternatives.written_run(x) for x in ids}) == 1
 
 
 def none_words(r: Results, dec, alt) -> str | None:

@@ -126,9 +126,9 @@ def checks_sheet(b: Book, ws: Sheet) -> None:
             put_text(ws, row, 1, "meets every requirement of its decision (budgets, a hosted API's stated service "
                                  "level included)")
             said = f"decision on {dec.workload}: "
-            live = name_formula(b, dec, o)
+            live = name_formula(b, dec, o, said)
             if live:
-                put(ws, row, 2, f'="{said}{live[2:]}', value_of=said + b.option_name(dec, o))
+                put(ws, row, 2, live, value_of=said + b.option_name(dec, o))
             else:
                 put_text(ws, row, 2, said + b.option_name(dec, o))
             met.append(bool(put(ws, row, 3, f"={meets}", value_of=b.cell_value(meets)).cached))

@@ -41,12 +41,13 @@ def live_parts(b: Any, dec: Any, o: Any) -> list[tuple[str, str]]:
     return out
 
 
-def name_formula(b: Any, dec: Any, o: Any) -> str | None:
-    """The option's name as a formula over its alternative's input cells; None where it states none of them."""
+def name_formula(b: Any, dec: Any, o: Any, before: str = "") -> str | None:
+    """The option's name, after the text `before`, as a formula over its alternative's input cells; None where it
+    states none of them."""
     parts = live_parts(b, dec, o)
     if not parts:
         return None
-    body = b.option_name(dec, o).replace('"', '""')
+    body = (before + b.option_name(dec, o)).replace('"', '""')
     for phrase, reads in parts:
         body = body.replace(phrase.replace('"', '""'), reads, 1)
     return f'="{body}"'
