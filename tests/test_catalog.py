@@ -222,8 +222,8 @@ def test_init_says_what_it_assumed_and_refuses_a_rate_for_a_training_run(tmp_pat
     got = CliRunner().invoke(main, ["init", "embed", "--model", "llama-3.1-8b", "--devices", "h100", "-o",
                                     str(tmp_path / "e.yaml")])
     assert got.exit_code == 0, got.output
-    assert "next: check the 256 tokens per request, batch 8 and the 100 ms latency target (assumed: they decide " \
-        "the answer)" in got.output
+    assert "\nassumed (they decide the answer): 256 tokens per request, batch 8, a 100 ms latency target for 95 % " \
+        "of requests\nnext: check them" in got.output
     text = (tmp_path / "e.yaml").read_text()
     assert "tokens: 256" in text and "batch: 8" in text and "latency_p95: 100 ms" in text
     got = CliRunner().invoke(main, ["init", "train", "--model", "llama-3.1-8b", "--devices", "h100", "--peak", "2/s",

@@ -317,3 +317,8 @@ def test_an_alternative_that_does_not_fit_says_how_many_devices_would_hold_it():
     assert r.pair("chat-fp8", "h100").values["devices_to_fit"] == 2
     assert "– h100, fp8: n/a  fails fits_memory (chat-fp8); 2 devices hold it: give the alternative 'fp8' devices: " \
            "{h100: 2}" in render(r)
+    # bf16 on 2 H100s: 3 hold it, and 3 ways do not split the 64 heads: the hint gives 4 (a new user followed 3)
+    r = results(text.replace("fp8: {precision: fp8, devices: 1}", "bf16: {precision: bf16, devices: 2}"))
+    assert r.pair("chat-bf16", "h100").values["devices_to_fit"] == 3
+    assert "3 devices hold it: give the alternative 'bf16' devices: {h100: 4} (a power of two: runtimes split the " \
+           "attention heads evenly)" in render(r)

@@ -134,8 +134,8 @@ def test_risks_come_from_data():
     b200 = next(o for o in dec.options if o.device == "b200" and o.variant == "fleet")
     assert ("only 1 published run of this device, at 0.61x the predicted speed (below 1: slower, so more devices "
             "needed)") in risks(r, dec, b200, date(2026, 12, 2))
-    assert said[-2:] == ["on-demand capacity assumed", "batch 21 runs closer to its latency targets than the stated 16: "
-                                                      "it misses a latency target in 11 % of the simulated cases, "
+    assert said[-2:] == ["on-demand capacity assumed", "batch 21 leaves less room under its latency targets than "
+                                                      "the stated 16: it misses a latency target in 11 % of the simulated cases, "
                                                       "batch 16 in < 1 %"]
     gaudi = next(o for o in dec.options if o.device == "gaudi3" and o.variant == "fleet")
     assert risks(r, dec, gaudi, date(2026, 12, 2))[0] == "price assumed"
@@ -562,14 +562,23 @@ def test_a_training_run_that_does_not_fill_whole_servers_says_how_many_it_takes(
     # ranked as its own option, and recommended: the whole servers cost less (procurement could not order 3.75)
     whole = r.decision.best
     assert whole.id == "b200 servers" and whole.value == pytest.approx(v["cost_whole_domains"], rel=1e-12)
-    assert action(r, r.decision, whole) == ("Rent 32 × B200 SXM 180GB by the hour", "every device of 4 whole servers "
-                                            "of 8: on all 32 the run costs less than on the 30 its deadline needs "
-                                            "($78,165)")
+    # and why, in words: fewer device-hours (a procurement reviewer worked it out from the tables)
+    assert action(r, r.decision, whole) == ("Rent 32 × B200 SXM 180GB by the hour", "4 whole servers of 8 devices; on "
+                                            "all 32 the run takes fewer device-hours than on the 30 its deadline "
+                                            "needs (20,629 against 20,844), so it costs $805 less")
+    hours = [p.values["devices"] * p.values["duration"] / 3600 for p in (r.pair("pretrain-servers", "b200"),
+                                                                           r.pair("pretrain", "b200"))]
+    assert [round(x) for x in hours] == [20629, 20844]
     tpu = next(o for o in r.decision.options if o.device == "tpu-v5p")
     assert action(r, r.decision, tpu)[1] == ""           # within one TPU pod's domain
     # and no server figures at all: a pod's 6,144 chips are not a server (a signer found '0.020 servers')
     assert all(r.pair("pretrain", "tpu-v5p").values.get(k) is None
-               for k in ("domains_used", "whole_domains", "duration_whole_domains", "cost_whole_domains"))
+               for k in ("domains_used", "whole_domains"))
+    # its devices "in whole servers" are its own, and so are their time and cost (a reviewer read 128 devices in
+    # whole servers beside a training time there of n/a)
+    v = r.pair("pretrain", "tpu-v5p").values
+    assert (v["whole_domain_devices"], v["duration_whole_domains"], v["cost_whole_domains"]) == \
+        (v["devices"], v["duration"], v["cost"]) == (128, pytest.approx(29.012 * 86400, rel=1e-4), v["cost"])
 
 
 def test_the_order_line_names_hardware_and_what_runs_on_it_goes_below():

@@ -475,8 +475,8 @@ def test_page_one_says_how_sure_with_the_engines_shares():
     plain = text(pdf(without_ranges("chat-70b-fp8.yaml")), slice(0, 1))
     assert "How sure" not in plain                                    # without ranges: the one-at-a-time moves
     assert "What would change it (each assumption moved 25 %" in plain or \
-        "Robust choice: the same option is recommended with every assumption moved 25 % down and up, one at a " \
-        "time" in plain
+        "Robust choice: the same device, paid the same way, is recommended with every assumption moved 25 % down " \
+        "and up, one at a time" in plain
 
 
 def test_trust_table_reads_the_published_runs_per_kind_of_work_device_and_family():
@@ -675,7 +675,8 @@ def test_a_ranking_robust_to_its_assumptions_does_not_vouch_for_a_deadline_its_p
     r = results(path)
     body = squeezed(text(report_bytes(r), slice(0, 1)))
     v = r.pair("pretrain", "b200").values
-    assert squeezed("Robust ranking: the same option is recommended") in body and "Robustchoice" not in body
+    assert squeezed("Robust ranking: the same device, paid the same way, is recommended") in body and \
+        "Robustchoice" not in body
     from sizing.narrative.margin import own_runs
     (seen,) = own_runs(r, r.decision, r.decision.best)
     took = human(v["duration"] / seen, "s", "days")

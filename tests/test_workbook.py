@@ -16,7 +16,7 @@ import pytest
 from helpers import ROOT, SCENARIOS, results_of, shown
 from test_alternatives import FIT_FP8
 from test_money import BOUGHT_RUN
-from sizing import formulas as F
+from sizing import alternatives, formulas as F
 from sizing.errors import OutputError
 from sizing.evaluate import Results, evaluate
 from sizing.render import workbook
@@ -83,6 +83,8 @@ WHAT_IFS = (
            "trainable: 1 %", "trainable: 10 %"),
     WhatIf("batch-32", "ref-7b-decode", "workload.decode-batch-64.batch", 32, "    batch: 64\n",
            "    batch: 32\n"),
+    WhatIf("deadline-45", "pretrain-deadline", "workload.pretrain.deadline", 45,     # whole servers follow it
+           "deadline: 30 day", "deadline: 45 day"),
 )
 
 
@@ -92,7 +94,9 @@ EDITS = {"average-above-peak": ("chat-70b-fp8", "workload.chat.traffic.utilisati
          "price-as-text": ("pretrain-deadline", "device.b200.price", "3.75 USD"),
          "purchase-as-text": ("chat-70b-fp8", "device.h200.costs.purchase", "15000 USD"),
          "tpu-bought": ("pretrain-deadline", "device.tpu-v5p.costs.purchase", 10000),
-         "discount-30": ("pretrain-deadline", "device.h100.costs.reserved_discount", 30)}
+         "discount-30": ("pretrain-deadline", "device.h100.costs.reserved_discount", 30),
+         "devices-31": ("pretrain-deadline", "workload.pretrain-servers.devices.b200", 31),
+         "average-20": ("eu-assistant-eur", "workload.assistant.traffic.average", 20)}      # the peak is 12
 
 
 @dataclass
@@ -187,9 +191,13 @@ def engine_values(r: Results, names: dict[str, str], skip: frozenset[str] = froz
 def added(before: Case, after: Case) -> frozenset[str]:
     """The automatic alternatives the engine adds for an edited scenario that its workbook, written before the edit,
     cannot have: an edit in the workbook shows such an option failing `fits_memory`; `sizing` run on the edited
-    scenario prices it on the devices that hold it."""
-    return frozenset(w.id for w in after.results.scenario.workloads.values()
-                     if w.automatic and w.id not in before.results.scenario.workloads)
+    scenario prices it on the devices that hold it. And the whole-servers alternatives whose devices the edit moved:
+    the engine adds one only on the devices where whole servers cost less, the workbook keeps it on every device it
+    was added for, at the whole servers of the edited run (test_whole_servers_follow_the_deadline checks them)."""
+    was = before.results.scenario.workloads
+    pins = lambda w: {k: v.value for k, v in w.values.items() if k.startswith("devices")}
+    return frozenset(w.id for w in after.results.scenario.workloads.values() if w.automatic and (
+        w.id not in was or (alternatives.whole_servers(w) and pins(w) != pins(was[w.id]))))
 
 
 def assert_matches_engine(case: Case, skip: frozenset[str] = frozenset()) -> None:
@@ -295,11 +303,15 @@ def test_a_cost_typed_as_text_fails_the_master_check(cases):
 def test_an_input_out_of_its_range_leaves_no_recommendation(cases):
     """A finance reviewer typed a discount of 30 for 30 %: the master check failed, and the recommendation read the
     H100 at -$3.5 million. Out of its range, an input leaves no recommendation, said so; in range, it is as built."""
-    got = named_values(cases["discount-30"].source, cases["discount-30"].values)
-    assert got[MASTER] is False and got[INPUTS_IN_RANGE] is False
-    assert got[RECOMMENDATION] == "none: an input is out of its range (see Checks)"
+    for edit in ("discount-30", "devices-31", "average-20"):   # 31 B200s do not split into replicas of 2 (tensor
+        # 2); an average traffic above the peak
+        got = named_values(cases[edit].source, cases[edit].values)
+        assert got[MASTER] is False and got[INPUTS_IN_RANGE] is False, edit
+        assert got[RECOMMENDATION] == "none: an input is out of its range (see Checks)"
     summary = openpyxl.load_workbook(cases["discount-30"].values, data_only=True)["Summary"]
     assert summary["B6"].value == "none: an input is out of its range (see Checks)"
+    rank = next(c.column for c in summary[8] if c.value == "rank")       # nothing ranks, the -$3.5 million included
+    assert {summary.cell(r, rank).value for r in range(9, 14)} == {"none: an input is out of range"}
     built = named_values(cases["pretrain-deadline"].source, cases["pretrain-deadline"].values)
     assert built[INPUTS_IN_RANGE] is True and built[RECOMMENDATION] == "B200 SXM 180GB (32 devices, whole servers)"
 
@@ -317,6 +329,25 @@ def test_what_if_matches_the_engine_on_the_changed_scenario(cases, w):
     assert engine_values(after.results, after.names) != engine_values(before.results, before.names)
     assert_matches_engine(after, added(before, after))
     assert_sweeps_match(after)
+
+
+def test_whole_servers_follow_the_deadline(cases):
+    """A finance reviewer set the deadline to 45 days and read '32 devices, whole servers' where the run needed 20
+    B200s, on 3 servers: the count was typed in. It follows the run's whole servers: 24 B200s, at the cost the engine
+    gives the run on whole servers; they cost more than the 20 there, so the 20 are recommended, as the engine
+    recommends on the edited scenario."""
+    before, after = cases["pretrain-deadline"], cases["deadline-45"]
+    got = named_values(after.source, after.values)
+    run = {d: after.results.pair("pretrain", d).values for d in ("b200", "h100")}
+    for d in ("b200", "h100"):
+        assert got[before.names[f"pretrain-servers/{d}/devices"]] == run[d]["whole_domain_devices"]
+        assert same(got[before.names[f"pretrain-servers/{d}/cost"]], run[d]["cost_whole_domains"])
+    assert (run["b200"]["devices"], run["b200"]["whole_domain_devices"]) == (20, 24)
+    assert got[RECOMMENDATION] == shown(after.results, after.results.decision, after.results.decision.best) == \
+        "B200 SXM 180GB"
+    names = [c.value for c in openpyxl.load_workbook(after.values, data_only=True)["Summary"]["A"]]
+    assert "B200 SXM 180GB (24 devices, whole servers)" in names and "H100 SXM5 80GB (48 devices, whole servers)" \
+        in names
 
 
 def test_doubling_a_price_changes_the_recommendation(cases):
@@ -412,9 +443,9 @@ def test_an_average_above_the_peak_is_a_failed_requirement_in_the_workbook(cases
     assert rows and any(r[1].startswith("chat on ") and r[2] is False for r in rows)
     said = [r[1] for r in wb["README"].iter_rows(values_only=True) if r[0] == "requirements"]
     assert said == ["some options fail a requirement (a finding): see Checks"]
-    # the options lose their figures but not their prices: their rank points to Checks, not to a missing price
+    # 150 % is out of the utilisation's range: nothing is ranked, and the rank says why (not a missing price)
     ranks = [c for r in wb["Results"].iter_rows(values_only=True) if r[0] == "rank" for c in r[2:] if c]
-    assert ranks and set(ranks) == {"no figure: see Checks"}
+    assert ranks and set(ranks) == {"none: an input is out of range"}
     first = openpyxl.load_workbook(cases["chat-70b-fp8"].values, data_only=True)
     assert all(r[2] is True for r in first["Checks"].iter_rows(values_only=True)
                if str(r[0]).startswith("demand_consistent:"))
@@ -688,7 +719,7 @@ def test_inputs_are_shown_in_the_unit_the_user_wrote():
         rows[key] = [wb[sheet].cell(row, c).value for c in range(2, 6)]
     assert rows["device.h100.price"][:3] == [2.5, "USD/hour", "=1/k.seconds_per_hour"]
     assert rows["device.h100.memory_bandwidth"][:3] == [3.35, "TB/s", 1e12]
-    assert rows["workload.chat.traffic.utilisation"][:3] == [0.5, None, 1]      # 50%: the format carries the unit
+    assert rows["workload.chat.traffic.utilisation"][:3] == [0.5, "share (%)", 1]     # 50 % is 0.5: said beside it
     assert rows["device.h100.price"][3].startswith("=IF(ISNUMBER(B")      # a cost cell: cleared, not offered
     assert all(r[3].startswith("=B") for k, r in rows.items() if k != "device.h100.price")
 

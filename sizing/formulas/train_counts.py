@@ -56,16 +56,18 @@ layout_at("servers", lambda q: q.whole_domain_working, "the whole servers' worki
 
 
 @quantity("train", "duration_whole_domains", "s", "the same training on every device of the whole servers it "
-          "needs: the training time where it fills them, else laid out there as the devices used are: "
-          "compute_for_servers + steps × step_for_servers",
+          "needs (the devices used where they are fewer than a server): the training time where it fills them, else "
+          "laid out there as the devices used are: compute_for_servers + steps × step_for_servers",
           display="h",
           label="Training time on whole servers")
 def tr_duration_whole_domains(q):
-    return if_given(duration_at(q, q.whole_domain_working, "servers"), q.whole_domains)
+    # on devices fewer than a domain (a TPU pod's), the devices used, as whole_domain_devices has them: the run itself
+    # (a procurement reviewer read 128 devices in whole servers beside a training time there of n/a)
+    return duration_at(q, q.whole_domain_working, "servers")
 
 
 @quantity("train", "cost_whole_domains", "USD", "the same training on whole servers: its training time × their "
           "devices × hourly rate used, where the state fits", display="USD", label="Training cost on whole servers")
 def tr_cost_whole_domains(q):
-    return where(q.fits, if_given(q.duration_whole_domains * q.whole_domain_devices * q.hourly_rate, q.hourly_rate,
-                                  q.whole_domains), nothing())
+    return where(q.fits, if_given(q.duration_whole_domains * q.whole_domain_devices * q.hourly_rate, q.hourly_rate),
+                 nothing())

@@ -180,9 +180,13 @@ def render(r: Results, width: int | None = None) -> str:
                     n := getattr(pair_of(r, d, o), "values", {}).get("devices_to_fit"), (int, float)):
                 where = f"the alternative '{o.alternative}'" if o.alternative else "the workload"
                 train = pair_of(r, d, o).kind == "train"
+                # a count the heads split into, as the automatic `fit` gives (a new user gave the 3 that hold a
+                # 70B and was warned that 3 ways do not split its 64 heads)
+                even = alternatives.holding(False, float(n)) or n
                 why += ("; one sequence's activations outgrow a device: set recompute: true, or parallel.tensor"
                         if n == 0 else f"; {n:g} devices hold it: give {where} devices: {n:g}" if train else
-                        f"; {n:g} devices hold it: give {where} devices: {{{o.device}: {n:g}}}")
+                        f"; {n:g} devices hold it: give {where} devices: {{{o.device}: {even:g}}}"
+                        + (" (a power of two: runtimes split the attention heads evenly)" if even != n else ""))
             val = human(o.value, d.unit) if o.value is not None else "n/a"
             place = f"{o.rank}." if o.rank else "–"
             lines += wrapped(f"  {place} {o.label}: {val}{'  ' + why if why else ''}", width, "    ")

@@ -172,6 +172,18 @@ def crossover_chart(r: Results, wid: str, pairs: list[Pair], s) -> Chart | None:
                  charts.crossover(f"Link crossover: {wid}", series, marks, "size"))
 
 
+def elsewhere(r: Results, wid: str) -> str:
+    """Where the recommendation is an alternative of the workload, that this chart is not of it: ' The
+    recommendation, H100 SXM5 80GB (batch 32), is an alternative of code: its figures are in its own section.' (a
+    procurement reviewer looked for the recommended fleet's $5.39 on a chart of the stated batch's)."""
+    from ...narrative.memo import option_words
+    best = next((d.best for d in r.decisions if d.workload == wid and d.best is not None), None)
+    if best is None or not best.workload or best.workload == wid:
+        return ""
+    return (f" The recommendation, {option_words(r, best, short=True)}, is an alternative of {wid}: its figures are "
+            "in its own section.")
+
+
 def utilisation_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
     """Cost per unit of output vs utilisation: the engine re-run with the input that sets utilisation swept.
 
@@ -221,6 +233,6 @@ def utilisation_chart(r: Results, wid: str, pairs: list[Pair]) -> Chart | None:
                  f"the {what}. Each device's fleet is held all month, sized for the peak, so idle time is paid for "
                  f"and the fleet is busy less of the time than the traffic's average is of its peak; renting on demand "
                  f"as traffic needs is not on this chart. Dots mark the scenario's traffic"
-                 f"{'; the dashed line is the hosted API' if reference else ''}.",
+                 f"{'; the dashed line is the hosted API' if reference else ''}.{elsewhere(r, wid)}",
                  charts.cost_vs_utilisation(f"{label(qid)} vs utilisation: {wid}", series, stated,
                                             f"{label(qid).lower()} ({currency.label(name or d.unit)})", reference))

@@ -173,8 +173,9 @@ def trust_words(r: Results) -> str:
     factor = 1 + CLOSE_CALL
     out = (f"{near} of these {runs} runs ({percent(near / runs, 2)}), on every device in sizing's catalog (the device "
            f"and family rows show those compared here), came within a factor of {factor:g} of the predicted speed "
-           f"({1 / factor:.2f}x to {factor:.2f}x). Page 1 calls a lead under a factor of {factor:g} between two "
-           f"options on different devices a close call: a fixed rule of sizing, set from the serving runs, "
+           f"({1 / factor:.2f}x to {factor:.2f}x). Where the recommendation leads an option on another device by "
+           f"less than a factor of {factor:g}, page 1 calls it a close call: a fixed rule of sizing, set from the "
+           "serving runs, "
            f"{percent(served / serving, 2)} of which fall inside it (two options on one device are not: an error in "
            "its speed estimate moves both alike).")
     if near < runs / 2:

@@ -79,14 +79,15 @@ def sensitivity(r: Results, which: int) -> Sensitivity | None:
             alt, cells = next(decisions)
             chosen = alt.best if alt else None
             n = cells.get(counts.get(chosen.id)) if chosen else None
-            if chosen is not None and same_run(chosen, dec.best):
+            named = option_words(r, chosen, short=True) if chosen else None     # as it is there: a reviewer read
+            if chosen is not None and same_run(chosen, dec.best):               # '(32 devices, whole servers)' on 38
                 chosen = replace(dec.best, value=chosen.value)    # on whole servers or not: the same hardware
             moved = isinstance(n, float) and (n != now or chosen.label != best)    # the count only where it moves
             tie = chosen is not None and chosen.label != best and chosen.device == dec.best.device and \
                 chosen.variant == dec.best.variant and fmt(chosen.value) == fmt(base) and not moved
             out.append(Outcome(True, chosen.label if chosen else None, chosen.value if chosen else None,
                                nudged(r, key, f), apart_from(r, chosen, dec.best) if chosen else none_words(r, dec, alt),
-                               n if moved else None, tie, option_words(r, chosen, short=True) if chosen else None))
+                               n if moved else None, tie, named))
         moves.append((key, out))
     changed = lambda o: o.moved and (o.device != best or fmt(o.value) != fmt(base))   # noqa: E731
     shown = [m for m in moves if any(changed(o) for o in m[1])]
@@ -150,14 +151,14 @@ def ties_words(r: Results, ties: list[tuple[str, Outcome]]) -> list[str]:
     """The moves that only swap the recommendation for an option that costs the same on the same devices, paid
     alike, as one clause (a new user read six such swaps as six ways the decision could change): 'the memory
     bandwidth efficiency 25 % higher and 5 more: only Instinct MI300X (batch 32), at the same cost on the same
-    devices'. [] when none."""
+    devices, paid the same way: the same purchase'. [] when none."""
     if not ties:
         return []
     first = moved_words(r, ties[0][0], ties[0][1].to)
     more = f" and {len(ties) - 1} more" if len(ties) > 1 else ""
     names = " or ".join(dict.fromkeys(o.words for _, o in ties if o.words))
-    return [f"{first}{more}: only {names}, at the same cost on the same devices paid alike (a tie broken "
-            "the other way, not another purchase)"]
+    return [f"{first}{more}: only {names} instead, at the same cost on the same devices, paid the same way: the "
+            "same purchase"]
 
 
 def device_keys(r: Results, dec) -> dict[str, str]:

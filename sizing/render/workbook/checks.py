@@ -6,7 +6,7 @@ import math
 
 from ... import formulas as F
 from ...binding import sold_on_premises
-from ...formulas.expr import FLEET_SEARCH, FLEET_SEARCH_C, all_of
+from ...formulas.expr import FLEET_SEARCH, FLEET_SEARCH_C, all_of, floor
 
 from .labels import name_formula
 from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, Sheet, header, put, put_text, rule_check,
@@ -59,12 +59,33 @@ def sanity_checks(b: Book) -> list[tuple[str, str, F.Expr]]:
                 else:                               # text typed over a number ("3.75 USD") fails, not passes
                     text, cond = f"{text}, a number", F.all_of(F.given(ref), cond)
                 out.append((text, f"{inp.entity.kind} {inp.entity.id}: {inp.path}", cond))
+    out += [*layout_checks(b)]
     for p in b.r.pairs:
         q = {x.d.id: F.Ref(x.key, x.d.id) for x in p.present()}
         for text, needs, check in SANITY:
             if all(n in q for n in needs):
                 out.append((text, f"{p.workload} on {p.device}", check(q)))
     return out
+
+
+def layout_checks(b: Book):
+    """Inputs in range together, as the scenario language requires them: a training run's stated devices split into
+    its tensor × pipeline ways (a finance reviewer typed 31 over a whole-servers count of 32 and read 15.5
+    data-parallel ways, no check failing); the average traffic at most the peak (another typed 20 over a peak of 12
+    and read 'no option meets every requirement', the inputs in range). An alternative's traffic follows the
+    workload's: checked once."""
+    for inp in b.r.inputs.values():
+        peak = inp.key.removesuffix(".average") + ".peak"
+        if inp.role == "average_traffic" and peak in b.r.inputs and not getattr(inp.entity, "alternative_of", ""):
+            yield ("input within its range: the average traffic at most the peak",
+                   f"{inp.entity.kind} {inp.entity.id}: traffic", F.Ref(inp.key, inp.role) <= F.Ref(peak, "peak"))
+        stem = f"{inp.entity.kind}.{inp.entity.id}.parallel." if inp.role == "train_devices" else None
+        ways = [F.Ref(stem + k, role) for k, role in (("tensor", "tensor_given"), ("pipeline", "pipeline"))
+                if stem and stem + k in b.r.inputs]
+        if ways:
+            devices, replica = F.Ref(inp.key, inp.role), math.prod(ways[1:], start=ways[0])
+            yield ("input within its range: the devices split into whole replicas (tensor × pipeline ways)",
+                   f"{inp.entity.kind} {inp.entity.id}: {inp.path}", floor(devices / replica) * replica >= devices)
 
 
 DEMAND = "demand_consistent"

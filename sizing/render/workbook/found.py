@@ -9,10 +9,21 @@ from ...batch_search import GAIN, TIGHT, VARIANTS, allowance, kind_of, latencies
 from ...decide import MONTHLY, pair_of
 from ...results import Decision, Option
 from ...formulas.expr import constant
-from .labels import put_name
+from .labels import PERCENT, put_name
 from .base import BOOLEAN, Align, Book, Sheet, header, option_value, put, put_text
 from .checks import colour_booleans
 from .sheet import column_letter
+
+
+def percent(share: float) -> str:
+    """A share as shown_percent writes it: '5 %'."""
+    return f"{share * 100:.0f} %"
+
+
+def shown_percent(b: Book, share) -> str:
+    """A formula's text of a constant share in whole percent: FIXED(k.found_batch_saving*k.percent,0)&" %"."""
+    return f'FIXED({b.constant(share)}*{b.constant(PERCENT)},0)&" %"'
+
 
 SAVING = constant("found_batch_saving", GAIN, "", "the least a batch sizing finds must save against the stated "
                   "batch")
@@ -20,7 +31,7 @@ SPARE = constant("found_batch_spare", TIGHT, "", "the share of each latency targ
                  "spare (unless the device's published runs are slower)")
 LABELS = ["option at the found batch", "batch found by sizing", "share of each latency target it may use",
           "closest latency, as a share of its target", "within the share it may use",
-          f"{GAIN * 100:.0f} % cheaper than the stated batch", "still by its rule", "why that share"]
+          f"{percent(GAIN)} cheaper than the stated batch", "still by its rule", "why that share"]
 HOLDS = "every found batch still follows its rule"
 MOVED = "an edit moved a found batch off its rule, not the recommendation's: see below"
 MOVED_CHOSEN = "an edit moved the recommendation's batch off its rule: run sizing again before signing"
@@ -42,15 +53,19 @@ def found_rows(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     kind = kind_of(b.r, dec.workload) or ""
     put_text(ws, row, 1, "Batches found by sizing: still by the rule they were found by?", "sizing section")
     row += 1                                  # the status on its own row: the heading printed cut off beside it
-    for k, line in enumerate((f"sizing ranks a batch it found where each latency stays within a share of its target "
-                              f"and it costs {GAIN * 100:.0f} % less than the stated batch.",
-                              "The workbook does not search again: where a row reads FALSE, an edit (the stated "
+    saving_text = shown_percent(b, SAVING)      # the constants' words follow them when edited
+    put(ws, row + 1, 1, '="sizing ranks a batch it found where each latency stays within a share of its target and '
+                        f'it costs "&{saving_text}&" less than the stated batch."', style="sizing note",
+        value_of="sizing ranks a batch it found where each latency stays within a share of its target and it costs "
+                 f"{percent(GAIN)} less than the stated batch.")
+    for k, line in enumerate(("The workbook does not search again: where a row reads FALSE, an edit (the stated "
                               "batch, a target, a price) moved it off that rule;",
                               "its option stays ranked as edited: run sizing on the edited scenario to search "
                               "again.")):        # lines a printed page holds
-        put_text(ws, row + 1 + k, 1, line, "sizing note")
+        put_text(ws, row + 2 + k, 1, line, "sizing note")
     top = row + 4
     header(ws, top, LABELS)
+    put(ws, top, 6, f'={saving_text}&" cheaper than the stated batch"', value_of=LABELS[5]).bold = True
     ws.heights[top] = 45
     for c in range(1, len(LABELS) + 1):
         ws.cell(top, c).align = Align(None, "bottom", wrap=True)
@@ -85,8 +100,10 @@ def found_row(b: Book, ws: Sheet, row: int, dec: Decision, o: Option, stated: tu
         put(ws, row, 3, f"=1-{b.constant(SPARE)}", "0.0%", value_of=allowed.share)
     else:
         put(ws, row, 3, allowed.share, "0.0%", value_of=allowed.share)
-    put_text(ws, row, 8, "a tenth to spare" if allowed.median is None else
-             f"median of {allowed.runs} published runs")
+    if allowed.median is None:
+        put(ws, row, 8, f'={shown_percent(b, SPARE)}&" to spare"', value_of=f"{percent(TIGHT)} to spare")
+    else:
+        put_text(ws, row, 8, f"median of {allowed.runs} published runs")
     p = pair_of(b.r, dec, o)
     shares, closest = [], 0.0
     for x in latencies(b.r, o.workload, p.values.get, kind):

@@ -13,7 +13,7 @@ from ...formulas.expr import nothing
 
 from . import fleet, parts
 
-from .base import (Align, Book, Cell, ENTITY_ORDER, Sheet, blank_shown, by_workload, exact_format, header,
+from .base import (Align, Book, Cell, ENTITY_ORDER, Sheet, blank_shown, by_workload, exact_format, header, qkey,
                    input_shown, number_format, put, put_text, rule_of, validation, widths)
 from ..format import Shown, display_unit
 from .sheet import coordinate
@@ -73,7 +73,7 @@ def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
     value, shown = (None, blank_shown(inp)) if blank else input_shown(inp)
     base = Shown("", 1.0, shown.percent)
     put_text(ws, row, 1, inp.path)
-    follows = alternatives.inherited(b.r.inputs, b.r.scenario.workloads, inp.key)
+    follows = alternatives.inherited(b.r.inputs, b.r.scenario.workloads, inp.key) or whole_servers_cell(b, inp)
     if follows:                     # an alternative's input it does not set follows the workload's cell
         put(ws, row, 2, f"={b.names[follows]}/D{row}", exact_format(value, shown.percent), value_of=value)
     elif blank:
@@ -81,7 +81,7 @@ def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
     else:
         put(ws, row, 2, value, exact_format(value, shown.percent, currency.code() in shown.label or
                                             shown.label.startswith("$")), "sizing input")
-    put_text(ws, row, 3, "" if shown.percent else currency.label(shown.label))     # "55%" needs no second "%"
+    put_text(ws, row, 3, "share (%)" if shown.percent else currency.label(shown.label))   # 45% is 0.45, not 45
     decade = math.log10(shown.factor).is_integer() and abs(math.log10(shown.factor)) >= 4
     put(ws, row, 4, b.factor_cell(shown.factor), "0E+00" if decade else "General", value_of=shown.factor)
     product = f"B{row}*D{row}"
@@ -107,6 +107,18 @@ def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
         rules[rule] = validation(rule)
     if rules[rule] is not None:
         rules[rule].add(f"B{row}")
+
+
+def whole_servers_cell(b: Book, inp: Input) -> str | None:
+    """The Calc cell a whole-servers alternative's device count follows: the devices of the whole servers its run as
+    written needs there (a finance reviewer set the deadline to 45 days and read '32 devices, whole servers' where
+    the run needed 20, on 3 servers: the count was typed in, and went stale)."""
+    ent = getattr(inp, "entity", None)
+    if ent is None or not alternatives.whole_servers(ent) or not inp.path.startswith("devices."):
+        return None
+    p = b.r.pair(alternatives.written_run(ent.id), inp.path.removeprefix("devices."))
+    key = qkey(p, "whole_domain_devices") if p is not None else None
+    return key if key in b.names else None
 
 
 # -- Calc --------------------------------------------------------------------------------------

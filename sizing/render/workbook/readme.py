@@ -13,6 +13,7 @@ from ...scenario import sha256
 from .base import (Align, Book, CHECK_BAD, CHECK_OK, Cell, MASTER, REQUIREMENTS_MET, Sheet, by_workload, put,
                    put_text, widths)
 from .names import recommendation_name
+from .summary import is_serving
 
 
 # -- README ------------------------------------------------------------------------------------
@@ -48,8 +49,9 @@ def readme_sheet(b: Book, ws: Sheet) -> None:
     row = readme_section(ws, row + 4, "How to use", how_to(r))
     row = colour_key(ws, row)
     row = readme_section(ws, row, "Provenance", provenance(b))
-    row = readme_section(ws, row, "Sheets", [(name, sweep_words(r) if name == "Sweep" else what)
-                                             for name, what in SHEETS if name in b.sheets])
+    row = readme_section(ws, row, "Sheets", [(name, sweep_words(r) if name == "Sweep" else summary_words(b)
+                                              if name == "Summary" else what) for name, what in SHEETS
+                                             if name in b.sheets])
     notes = b.notes + found_notes(r) + [p.message for p in r.problems]
     if notes:
         readme_section(ws, row, "Notes", [("", n) for n in notes])
@@ -89,9 +91,18 @@ HOW_TO = (
           "Formula > Recalculation on file load is 'Always recalculate' (its default may keep the stored values); "
           "Excel always does."),
 )
+def summary_words(b: Book) -> str:
+    """What the Summary sheet shows, for the decisions it has: a fleet by the month, a run by its hours (a finance
+    reviewer of a training workbook looked for 'a year, the horizon, the unit cost' and found none)."""
+    kinds = {is_serving(b, dec) for dec in b.r.decisions}
+    fleets = "a fleet: how it is paid, capital, running cost, a year, the horizon, the unit cost"
+    runs = "a run: how it is paid, devices, the cost of the run, capital, duration, the hourly rate"
+    said = "; ".join(x for serving, x in ((True, fleets), (False, runs)) if serving in kinds) or fleets
+    return f"per option ({said}), its requirements and rank; the recommendation; the money reconciled"
+
+
 SHEETS = (
-    ("Summary", "per option: how it is paid, capital, running cost, a year, the horizon, the unit cost, its "
-                "requirements and rank; the recommendation; the money reconciled"),
+    ("Summary", ""),         # summary_words
     ("Inputs", "label | value | unit | factor | base value (named) | source, by device, model, workload"),
     ("Calc", "every quantity of the formula graph, one column per device"),
     ("Fleet", "each fleet search: one row per candidate fleet, its queueing and whether its p95 wait fits"),

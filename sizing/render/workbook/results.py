@@ -122,8 +122,9 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
             value_of=shown_values[-1])
         order = 0 if dec.maximise else 1
         before = f"${first}${row + 5}:{c}{row + 5}"     # ties rank in column order, as the engine's stable sort
-        put(ws, row + 6, col, f'=IF(ISNUMBER({c}{row + 5}),RANK({c}{row + 5},{eligible},{order})'
-                              f'+COUNTIF({before},{c}{row + 5})-1,{unranked(b, o, f"{c}{row + 4}")})', value_of=None)
+        put(ws, row + 6, col, f'=IF(NOT({INPUTS_IN_RANGE}),"{UNRANKED_INPUT}",IF(ISNUMBER({c}{row + 5}),'
+                              f'RANK({c}{row + 5},{eligible},{order})+COUNTIF({before},{c}{row + 5})-1,'
+                              f'{unranked(b, o, f"{c}{row + 4}")}))', value_of=None)
         b.option_cells.setdefault(name, []).append((o, f"Results!{c}{row + 4}", f"Results!{c}{row + 6}",
                                                      f"Results!{c}{row + 7}"))
         several = len({x.workload for x in cs}) > 1          # as fails_text words it
@@ -147,6 +148,7 @@ def one_decision(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
 
 NONE = "none: no option meets every requirement"
 OUT_OF_RANGE = "none: an input is out of its range (see Checks)"
+UNRANKED_INPUT = "none: an input is out of range"      # a rank (a reviewer read -$3.5 million ranked first)
 BUDGET_WORDS = {"capex": "capital", "total": "total"}
 
 
@@ -185,7 +187,9 @@ def unranked(b: Book, o: Option, meets: str) -> str:
     """What an option's rank cell says when it has no figure to rank: nothing when it fails a requirement (its
     `fails` cell says which), 'not priced' when its cost cells are blank, else 'no figure: see Checks'."""
     keys = offer_keys(b, o)
-    offered = f"OR({','.join(f'ISNUMBER({b.names[k]})' for k in keys)})" if keys else "TRUE"
+    if not keys:                        # nothing to price (a hosted API): no figure is not a missing price
+        return f'IF({meets},"{UNFIGURED}","")'
+    offered = f"OR({','.join(f'ISNUMBER({b.names[k]})' for k in keys)})"
     return f'IF({meets},IF({offered},"{UNFIGURED}","{UNPRICED}"),"")'
 
 
