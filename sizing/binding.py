@@ -10,7 +10,7 @@ from typing import Any
 from . import formulas as F
 from . import kinds as K
 from .catalog import FAMILY_FIELDS, default_name, family_defaults
-from .formulas.common import OWN_FIRST
+from .formulas.common import OWN_FIRST, RENT_FIRST
 from .formulas.graph import Planned
 from .schema import (DEVICE_FIELDS, OPTIMIZER_STATE_BYTES, PRECISION_BYTES, WEIGHT_ONLY, Entity, Fraction, Scenario,
                      Value,
@@ -260,6 +260,8 @@ def texts_for(w: Entity, d: Entity | None, precision: str, on_premises: frozense
         t["basis"] = d.get("costs.basis")
         if t["basis"] in (None, "cheapest") and w.id in on_premises and d.has("costs.purchase"):
             t["basis"] = OWN_FIRST             # owned (what on premises needs) while a purchase is given
+        elif getattr(d.values.get("costs.basis"), "source", "default") == "default" and w.get("kind") == "train":
+            t["basis"] = RENT_FIRST            # a one-off run rents; `costs.basis: own` where the devices are owned
         if where := deployments(d):
             t["deployment"] = ",".join(where)
     return {k: v for k, v in t.items() if v is not None}

@@ -80,6 +80,20 @@ def inherits(workloads: dict, w: Entity, fields: tuple[str, ...]) -> bool:
     return bool(w.alternative_of) and not any(k.split(".")[0] in fields for k in given_by(workloads, w))
 
 
+def field_path(workloads: dict, w: Entity, field: str = "") -> str:
+    """A workload's field as the file writes it: 'workloads.chat.alternatives.bf16.devices.h100' for what an
+    alternative sets, 'workloads.chat.model' for what it inherits (a new user read 'workloads.chat-bf16.devices.h100',
+    a path the file does not have)."""
+    from .alternatives import given_by
+    tail = f".{field}" if field else ""
+    if not w.alternative_of:
+        return f"workloads.{w.id}{tail}"
+    given = given_by(workloads, w)
+    if field and not any(field == g or field.startswith(g + ".") or g.startswith(field + ".") for g in given):
+        return f"workloads.{w.alternative_of}{tail}"
+    return f"workloads.{w.alternative_of}.alternatives.{w.alternative}{tail}"
+
+
 def check_context(chk: Checker, models: dict, workloads: dict) -> None:
     """A request longer than the model's context length is a located warning (an error with --strict)."""
     for w in workloads.values():
@@ -91,7 +105,7 @@ def check_context(chk: Checker, models: dict, workloads: dict) -> None:
             w.get("tokens", 0) if w.get("kind") == "forward" else w.get("sequence", 0)
         if tokens > m.get("context"):
             at = next((w.values[k] for k in ("input_tokens", "tokens", "sequence") if k in w.values), w.values["kind"])
-            chk.problem(at, f"workloads.{w.id}", f"{tokens:,.0f} tokens per sequence exceed the context length of "
+            chk.problem(at, field_path(workloads, w), f"{tokens:,.0f} tokens per sequence exceed the context length of "
                         f"model '{m.id}' ({m.get('context'):,}); shorten the request or choose a model with a "
                         "longer context", "over-context", "warning")
 
@@ -105,13 +119,32 @@ def check_unused_share(chk: Checker, workloads: dict) -> None:
             continue
         if w.get("method") == "lora":
             if v.value > LORA_USUAL and "%" not in str(v.text):      # a bare 0.5 is half, not 0.5 %
-                chk.problem(v, f"workloads.{w.id}.trainable", f"'{v.text}' trains {v.value * 100:g} % of the "
+                chk.problem(v, field_path(workloads, w, "trainable"), f"'{v.text}' trains {v.value * 100:g} % of the "
                             f"parameters as LoRA adapters, where LoRA usually trains 0.1-5 %; did you mean "
                             f"{v.text} %? (a bare number is a share of 1)", "large-lora-share", "warning")
             continue
-        chk.problem(v, f"workloads.{w.id}.trainable", f"'{v.text}' is the share of the parameters LoRA trains, but "
+        chk.problem(v, field_path(workloads, w, "trainable"), f"'{v.text}' is the share of the parameters LoRA trains, but "
                     f"method {w.get('method')} trains all of them, so it is ignored; set method: lora, or remove "
                     "trainable", "unused-field", "warning")
+
+
+DEMAND = ("traffic", "targets", "input_tokens", "output_tokens", "tokens", "deadline", "title")
+
+
+def check_demand_alternatives(chk: Checker, workloads: dict) -> None:
+    """An alternative that changes only what is asked (the traffic, the targets, the tokens, the deadline) is ranked
+    beside the workload as if it were another way to serve the same demand, and the smaller demand wins (a new
+    user's 'think' alternative with a lower peak was recommended): a located warning."""
+    from .alternatives import given_by
+    for w in workloads.values():
+        given = given_by(workloads, w) if w.alternative_of and not w.automatic else {}
+        asked = [k for k in given if k.split(".")[0] in DEMAND and k != "title"]
+        if asked and all(k.split(".")[0] in DEMAND for k in given):
+            chk.problem(given[asked[0]], field_path(workloads, w, asked[0]),
+                        f"the alternative '{w.alternative}' changes only what is asked ({', '.join(asked)}), not how "
+                        "it is served, so it is ranked against the workload as if it met the same demand; ask it "
+                        "as a sweep (sweep: {" + asked[0] + ": [...]}) or a second scenario (sizing diff)",
+                        "alternative-changes-demand", "warning")
 
 
 def check_api_input_price(chk: Checker, workloads: dict) -> None:
@@ -185,7 +218,7 @@ def check_heads(chk: Checker, models: dict, workloads: dict) -> None:
         heads, kv = m.get("heads"), m.get("kv_heads", m.get("heads"))
         pipeline = w.get("parallel.pipeline", 1)
         if m.has("layers") and pipeline > m.get("layers"):
-            chk.problem(w.values.get("parallel.pipeline"), f"workloads.{w.id}.parallel.pipeline",
+            chk.problem(w.values.get("parallel.pipeline"), field_path(workloads, w, "parallel.pipeline"),
                         f"{pipeline} pipeline stages exceed the {m.get('layers')} layers of model '{m.id}' (a stage "
                         f"holds one layer at least); give at most {m.get('layers')}", "parallel-mismatch")
         counts = [(p, v) for p, v in w.values.items() if (p == "devices" or p.startswith("devices."))
@@ -195,7 +228,7 @@ def check_heads(chk: Checker, models: dict, workloads: dict) -> None:
         for p, v in counts:
             tensor = w.get("parallel.tensor") or max(1, int(v.value) // pipeline)
             if tensor > 1 and not splits_heads(heads, kv, tensor):
-                chk.problem(w.values.get("parallel.tensor", v), f"workloads.{w.id}.{p}",
+                chk.problem(w.values.get("parallel.tensor", v), field_path(workloads, w, p),
                             f"tensor parallelism {tensor} ways does not split the {heads} attention heads ({kv} "
                             f"key/value heads) of model '{m.id}' evenly, as runtimes need; give a tensor-parallel "
                             f"degree that does (e.g. {even_split(heads, kv, tensor)})",

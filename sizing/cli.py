@@ -96,7 +96,8 @@ def validate(paths: tuple[str, ...], strict: bool, fmt: str) -> None:
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @click.option("--width", type=click.IntRange(0), help="Fit the table to this many columns (default: the terminal's "
               "width when printing to one, else no limit; 0: no limit).")
-def evaluate(file: str, fmt: str, strict: bool, width: int | None) -> None:
+@click.option("--summary", is_flag=True, help="Print the decisions only (the table format), not every quantity.")
+def evaluate(file: str, fmt: str, strict: bool, width: int | None, summary: bool) -> None:
     """Evaluate every (workload, device) pair, the sweep and the decision."""
     results = evaluate_or_exit(file, strict)
     if fmt == "json":
@@ -109,7 +110,7 @@ def evaluate(file: str, fmt: str, strict: bool, width: int | None) -> None:
         click.echo(to_csv(results), nl=False)
     else:
         from .render.table import render
-        click.echo(render(results, terminal_width(width)), nl=False)
+        click.echo(render(results, terminal_width(width), summary), nl=False)
 
 
 def rendered_pair(results) -> tuple[bytes, bytes]:

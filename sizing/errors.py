@@ -75,6 +75,8 @@ CODES = {
                     "commitment discount under basis rent or own (a warning)",
     "large-lora-share": "a LoRA share above 10 % written as a bare number (0.5 for 0.5 %?) (a warning)",
     "uneven-heads": "a tensor-parallel degree that does not split the model's attention heads evenly (a warning)",
+    "alternative-changes-demand": "an alternative that changes only what is asked (traffic, targets, tokens, "
+                                  "deadline), ranked as if it met the same demand (a warning)",
     "sweep-one-field": "a sweep of no field or of more than two",
     "sweep-grid-too-large": "a two-field sweep of more than 400 cells",
     "bad-input-path": "an uncertainty range on a path that is no numeric field of a device, model or workload",

@@ -13,6 +13,7 @@ from .errors import Problem
 from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text, read_file
 from .checks import (check_api_input_price, check_benchmarks, check_context, check_currency, check_decision,
+                     check_demand_alternatives,
                      check_heads, check_narrow_efficiency, check_pairs, check_parallel, check_sweep_size, check_traffic,
                      check_unsold_purchase, check_unused_discount, check_unused_share,
                      compare_list, explain_foreign_keys, suggest)
@@ -119,6 +120,7 @@ def build(root: Node, file: str, data: bytes, base: Path) -> tuple[Scenario | No
     check_heads(chk, models, workloads)
     check_api_input_price(chk, workloads)
     check_unused_share(chk, workloads)
+    check_demand_alternatives(chk, workloads)
     check_narrow_efficiency(chk, devices, workloads, compare)
     check_unsold_purchase(chk, devices)
     check_unused_discount(chk, devices)

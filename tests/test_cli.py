@@ -103,6 +103,16 @@ def test_evaluate_table_and_csv():
     assert float(lat["value"]) == pytest.approx(0.064) and lat["unit"] == "s"
 
 
+def test_evaluate_summary_prints_the_decision_alone():
+    """A new user scrolled past 95 rows a workload to reach the decision."""
+    path = str(ROOT / "scenarios" / "ref-embedding-service.yaml")
+    full, short = run("evaluate", path).stdout, run("evaluate", path, "--summary").stdout
+    tail = full[full.index("decision: "):]
+    assert short.endswith(tail) and "recommendation: cpu-server" in short
+    assert "latency" in full.replace(tail, "") and "latency" not in short.replace(tail, "")
+    assert len(short.splitlines()) < len(full.splitlines()) / 3
+
+
 def test_evaluate_table_shows_the_sweep():
     table = run("evaluate", str(ROOT / "scenarios" / "ref-link-matmul.yaml")).stdout
     row = next(ln.split() for ln in table.splitlines() if ln.strip().startswith("128 "))

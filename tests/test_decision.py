@@ -317,8 +317,32 @@ def test_an_alternative_that_does_not_fit_says_how_many_devices_would_hold_it():
     assert r.pair("chat-fp8", "h100").values["devices_to_fit"] == 2
     assert "– h100, fp8: n/a  fails fits_memory (chat-fp8); 2 devices hold it: give the alternative 'fp8' devices: " \
            "{h100: 2}" in render(r)
+    # the warning names the field where the file writes it (a new user read 'workloads.chat-bf16.devices.h100')
+    from sizing.scenario import load_scenario_bytes
+    _, problems = load_scenario_bytes(text.replace("fp8: {precision: fp8, devices: 1}",
+                                                   "bf16: {precision: bf16, devices: 3}").encode(), "s.yaml")
+    assert [(p.path, p.code) for p in problems] == [("workloads.chat.alternatives.bf16.devices", "uneven-heads")]
     # bf16 on 2 H100s: 3 hold it, and 3 ways do not split the 64 heads: the hint gives 4 (a new user followed 3)
     r = results(text.replace("fp8: {precision: fp8, devices: 1}", "bf16: {precision: bf16, devices: 2}"))
     assert r.pair("chat-bf16", "h100").values["devices_to_fit"] == 3
     assert "3 devices hold it: give the alternative 'bf16' devices: {h100: 4} (a power of two: runtimes split the " \
            "attention heads evenly)" in render(r)
+
+
+def test_an_alternative_that_changes_only_the_demand_is_warned_of():
+    """A new user's alternative 'think' with a lower peak was ranked against the workload, and the smaller demand
+    was recommended: an alternative that changes only what is asked is a located warning, said where it is
+    written; one that changes how it is served too is not."""
+    from sizing.scenario import load_scenario_bytes
+    text = ("sizing: 1\nname: dem\ndevices:\n  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}\n"
+            "workloads:\n  chat:\n    kind: generate\n    model: llama-3.1-8b\n    batch: 16\n"
+            "    input_tokens: 1000\n    output_tokens: 300\n    traffic: {peak: 20 request/s}\n"
+            "    alternatives:\n      think: {traffic: {peak: 6 request/s}, title: quieter}\n"
+            "      fp8: {precision: fp8, targets: {ttft_p95: 2 s}}\n"
+            "decision: {workload: chat, objective: monthly_cost}\n")
+    scn, problems = load_scenario_bytes(text.encode(), "s.yaml")
+    assert scn is not None
+    assert [(p.line, p.path, p.code, p.level) for p in problems] == [
+        (14, "workloads.chat.alternatives.think.traffic.peak", "alternative-changes-demand", "warning")]
+    assert "the alternative 'think' changes only what is asked (traffic.peak), not how it is served" in \
+        problems[0].message and "sweep: {traffic.peak: [...]}" in problems[0].message

@@ -209,6 +209,51 @@ decision: {objective: cost}
 """
 
 
+RENT_OR_BUY = """\
+sizing: 1
+name: rent-or-buy
+devices:
+  mi300x: {from: amd-mi300x, price: 1.85 USD/hour, costs: {purchase: 20000 USD}}
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour, costs: {purchase: 35000 USD}}
+workloads:
+  run: {kind: train, model: llama-3.1-8b, precision: bf16, tokens: 2e11, batch: 512, deadline: 20 day}
+decision: {objective: cost}
+"""
+
+
+def test_a_training_run_rents_where_it_can_unless_the_devices_are_owned():
+    """Every reader of three reviews read a one-off run ranked at its share of a 3-year write-off ('Buy 32 MI300X,
+    $22,318' beside $640,000 paid up front) as flattering. With a price and a purchase and no basis written, a
+    training run rents, and its risks say what buying would cost and when the share would be its cost; written
+    `basis: own` buys at that share; written `basis: cheapest` takes the cheaper rate, as any other workload."""
+    from datetime import date
+    from sizing.evaluate import evaluate
+    from sizing.narrative.risks import risks
+    from sizing.scenario import load_scenario_bytes
+    r = evaluate(load_scenario_bytes(RENT_OR_BUY.encode(), "s.yaml")[0])
+    for d, price in (("mi300x", 1.85), ("h100", 2.50)):
+        v = r.pair("run", d).values
+        assert v["cost_basis"] == "rent" and v["hourly_rate"] * 3600 == pytest.approx(price)
+        assert v["cost"] == pytest.approx(v["devices"] * v["duration"] / 3600 * price, rel=1e-12)
+        assert v["own_rate"] < v["rent_rate"]                 # buying is cheaper by the hour, and not taken
+    best = r.decision.best
+    v = r.pair(best.workload, best.device).values
+    n, share = v["devices"], v["devices"] * v["own_rate"] * v["duration"]
+    said = risks(r, r.decision, best, date(2026, 12, 7), detail=True)
+    assert (f"rented, not bought: buying its {n:.0f} devices costs ${n * 20000:,.0f} up front; the run's share of "
+            f"their 36-month write-off, ${share:,.0f}, is its cost only where other work uses them for the rest "
+            "(then state costs.basis: own)") in said
+    assert f"rented, not bought: buying its {n:.0f} devices costs ${n * 20000:,.0f} up front" in \
+        risks(r, r.decision, best, date(2026, 12, 7), detail=False)      # the options table's row: the capital
+    for basis, took in (("own", "own"), ("cheapest", "own")):
+        text = RENT_OR_BUY.replace("costs: {purchase: 20000 USD}", f"costs: {{basis: {basis}, purchase: 20000 USD}}")
+        again = evaluate(load_scenario_bytes(text.encode(), "s.yaml")[0])
+        assert again.pair("run", "mi300x").values["cost_basis"] == took, basis
+        assert again.pair("run", "h100").values["cost_basis"] == "rent"          # no basis written: rented
+        assert not any("rented, not bought" in x for x in risks(again, again.decision, next(
+            o for o in again.decision.options if o.device == "mi300x"), date(2026, 12, 7), detail=True))
+
+
 def test_a_bought_training_run_states_its_capital_and_its_share_of_the_write_off():
     """A finance reviewer and a new user read 'Buy 37 × Instinct MI300X, cost of the run $42,949' where $740,000 of
     capital appeared nowhere: a bought run's capital is devices × purchase price, its cost the run's hours' share

@@ -96,7 +96,8 @@ EDITS = {"average-above-peak": ("chat-70b-fp8", "workload.chat.traffic.utilisati
          "tpu-bought": ("pretrain-deadline", "device.tpu-v5p.costs.purchase", 10000),
          "discount-30": ("pretrain-deadline", "device.h100.costs.reserved_discount", 30),
          "devices-31": ("pretrain-deadline", "workload.pretrain-servers.devices.b200", 31),
-         "average-20": ("eu-assistant-eur", "workload.assistant.traffic.average", 20)}      # the peak is 12
+         "average-20": ("eu-assistant-eur", "workload.assistant.traffic.average", 20),     # the peak is 12
+         "training-rent-cleared": ("training-bought", "device.h100.price", None)}     # bought: no price to rent at
 
 
 @dataclass
@@ -480,9 +481,13 @@ def test_a_training_run_reconciles_devices_rate_and_duration_to_its_cost(cases):
 
 def test_a_bought_run_shows_its_capital_beside_its_share_of_the_write_off(cases):
     """A finance reviewer typed a purchase price for the H100 of the pre-training run: it was costed 'own (bought)'
-    at its hours' share of the write-off, and the capital (68 × $30,000) appeared nowhere. Summary shows it, live:
-    devices × purchase price, and says the run's cost is its hours of the write-off."""
-    for name in ("bought-run", "training-bought"):
+    at its hours' share of the write-off, and the capital (68 × $30,000) appeared nowhere. A training run now rents
+    where a price is given (its basis left to sizing); bought (`costs.basis: own`, or its price cleared), Summary
+    shows the capital, live: devices × purchase price, and says the run's cost is its hours of the write-off."""
+    typed = openpyxl.load_workbook(cases["training-bought"].values, data_only=True)["Summary"]
+    bases = {r[1] for r in typed.iter_rows(values_only=True) if r[1] and str(r[1]).startswith(("own", "rent"))}
+    assert bases == {"rent (for the run)"}           # the purchase typed in: still rented, nothing paid up front
+    for name in ("bought-run", "training-rent-cleared"):
         case = cases[name]
         ws = openpyxl.load_workbook(case.values, data_only=True)["Summary"]
         rows = list(ws.iter_rows(values_only=True))

@@ -1,6 +1,6 @@
 """Device quantities: rates, ridge points, cost per device."""
 
-from .common import FLOP_PER_MAC, NO_RATE, RATE_INPUTS, cheaper_given, forced_basis, own_first, owned
+from .common import FLOP_PER_MAC, NO_RATE, RATE_INPUTS, cheaper_given, forced_basis, own_first, owned, rent_first
 from .expr import Const, Missing, first_present, given, if_given, where
 from .graph import ALL, NA, quantity
 
@@ -90,6 +90,8 @@ def hourly_rate(q):
         return forced
     if own_first(q):                                                            # on premises: owned if it can be
         return where(given(q.own_rate), q.own_rate, cheaper_given(q.rent_rate, q.own_rate))
+    if rent_first(q):                                                  # a training run: rented if it can be
+        return q.rent_rate if isinstance(q.own_rate, Missing) else where(given(q.rent_rate), q.rent_rate, q.own_rate)
     return cheaper_given(q.rent_rate, q.own_rate)
 
 

@@ -82,6 +82,9 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
         out.append("committed rate: only the run's hours are counted" +
                    (", not the rest of the commitment's term: other work must use it, or it is paid for idle"
                     if detail else ""))
+    if p is not None and p.kind == "train" and o.variant == "fleet" and (instead := bought_instead(r, o, p.values,
+                                                                                                   detail)):
+        out.append(instead)
     if detail and p is not None and p.kind == "train":
         out.append("data loading, checkpoints, failures and restarts are not counted: book time and money beyond "
                    "the run's")
@@ -123,6 +126,25 @@ def write_off_words(r: Results, o: Option, v: dict, detail: bool) -> str:
     out = f"bought: its cost is {percent(share, 3)} of their {number(months, 3)}-month write-off"
     return out + (f": other work must use them for the rest, or this run costs the {money_text(capex)} paid up front"
                   if detail else "")
+
+
+def bought_instead(r: Results, o: Option, v: dict, detail: bool) -> str:
+    """A training run rented on a device that has a purchase price too, its basis left to sizing: what buying would
+    cost, and on what condition its share of the write-off is the run's cost: 'rented, not bought: buying its 32
+    devices costs $640,000 up front; the run's share of their 36-month write-off, $22,318, is its cost only where
+    other work uses them for the rest (then state costs.basis: own)' (readers of three reviews read a one-off run
+    ranked at that share as flattering; it is ranked rented)."""
+    purchase, d = r.inputs.get(f"device.{o.device}.costs.purchase"), r.scenario.devices.get(o.device)
+    n, rate, took = v.get("devices"), v.get("own_rate"), v.get("duration")
+    if purchase is None or d is None or getattr(d.values.get("costs.basis"), "source", "default") != "default" or \
+            v.get("cost_basis") == "own" or not all(isinstance(x, float) for x in (n, rate, took)):
+        return ""
+    out = f"rented, not bought: buying its {count(n, 'device')} costs {money_text(n * purchase.value.value)} up front"
+    if not detail:
+        return out
+    return (f"{out}; the run's share of their {number(horizon_months(r, o), 3)}-month write-off, "
+            f"{money_text(n * rate * took)}, is its cost only where other work uses them for the rest (then state "
+            "costs.basis: own)")
 
 
 DOES = {"fits": "fits in memory", "meets_targets": "meets the latency targets"}     # a requirement, met

@@ -135,9 +135,18 @@ def spread_lines(r: Results, d, width: int | None = None) -> list[str]:
 
 
 @currency.rendered
-def render(r: Results, width: int | None = None) -> str:
-    """The evaluation as text; with `width` (a terminal's), tables page their columns and sentences wrap to fit."""
+def render(r: Results, width: int | None = None, summary: bool = False) -> str:
+    """The evaluation as text; with `width` (a terminal's), tables page their columns and sentences wrap to fit;
+    `summary`: the decisions only (a new user scrolled past 95 rows a workload to reach them)."""
     lines = [*wrapped(f"{r.scenario.title}  ({r.scenario.file})", width), ""]
+    if not summary:
+        lines += figure_lines(r, width)
+    return "\n".join(lines + decision_lines(r, width)).rstrip() + "\n"
+
+
+def figure_lines(r: Results, width: int | None) -> list[str]:
+    """Every quantity of every pair, a table a workload, then the sweeps, grids and crossovers."""
+    lines: list[str] = []
     groups: dict[str, list] = {}
     for p in r.pairs:
         groups.setdefault(p.workload, []).append(p)
@@ -162,6 +171,12 @@ def render(r: Results, width: int | None = None) -> str:
     lines += [ln for c in r.crossovers for ln in wrapped(crossover_words(c), width)]
     if r.crossovers:
         lines.append("")
+    return lines
+
+
+def decision_lines(r: Results, width: int | None) -> list[str]:
+    """Each decision: its options ranked, what each fails and how to fix it, the recommendation and its caveats."""
+    lines: list[str] = []
     wanted = [d.get("objective") for d in r.scenario.decisions]
     if not r.decisions and r.scenario.compare and wanted:
         lines += wrapped(f"decision: none: no workload computes {' or '.join(wanted)} (the objective); the warnings "
@@ -202,7 +217,7 @@ def render(r: Results, width: int | None = None) -> str:
             lines += wrapped(f"  {what.lower()}: {other}", width, "    ")
         lines += spread_lines(r, d, width)
         lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
 
 
 def missed(r: Results, f, o) -> str:
