@@ -111,6 +111,13 @@ def test_evaluate_summary_prints_the_decision_alone():
     assert short.endswith(tail) and "recommendation: cpu-server" in short
     assert "latency" in full.replace(tail, "") and "latency" not in short.replace(tail, "")
     assert len(short.splitlines()) < len(full.splitlines()) / 3
+    # each option with what it takes (the new user dug the counts out of the full table)
+    assert "1. cpu-server: $584.40/month (2 devices)" in short and "2. gpu: $1,461/month (1 device)" in short
+    train = run("evaluate", str(ROOT / "scenarios" / "pretrain-deadline.yaml"), "--summary").stdout
+    assert "1. b200, servers: $77,360 (32 devices, 26.86 days)" in train and "2. b200: $78,165 (30 devices" in train
+    chat = run("evaluate", str(ROOT / "scenarios" / "chat-70b-fp8.yaml"), "--summary").stdout
+    assert "1. mi300x, b21, on demand as traffic needs: $4,133/month (3.058 devices on average)" in chat and \
+        "6. mi300x: $8,109/month (6 devices)" in chat
 
 
 def test_evaluate_table_shows_the_sweep():

@@ -346,3 +346,21 @@ def test_an_alternative_that_changes_only_the_demand_is_warned_of():
         (14, "workloads.chat.alternatives.think.traffic.peak", "alternative-changes-demand", "warning")]
     assert "the alternative 'think' changes only what is asked (traffic.peak), not how it is served" in \
         problems[0].message and "sweep: {traffic.peak: [...]}" in problems[0].message
+
+
+def test_activations_that_outgrow_any_count_say_so_not_a_memory_total():
+    """LoRA on Llama 3.1 70B without recompute: one 4,096-token sequence's activations (92 GB) outgrow an H100's
+    usable 72 GB whatever the count; a new user read 'needs 704.6 GB, has 432 GB' and thought of more devices."""
+    from sizing.evaluate import evaluate
+    from sizing.narrative.decision import failure_words
+    from sizing.scenario import load_scenario_bytes
+    text = ("sizing: 1\nname: lora\ndevices:\n  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}\n"
+            "workloads:\n  train:\n    kind: train\n    model: llama-3.1-70b\n    precision: bf16\n    method: lora\n"
+            "    trainable: 1 %\n    tokens: 2e9\n    sequence: 4096\n    batch: 64\n    recompute: false\n"
+            "    deadline: 3 day\ndecision: {objective: cost}\n")
+    r = evaluate(load_scenario_bytes(text.encode(), "s.yaml")[0])
+    (o,) = r.decision.options
+    assert r.pair("train", "h100").values["devices_to_fit"] == 0
+    assert failure_words(r, o, r.decision) == (
+        "does not fit in memory: one sequence's activations (92.03 GB) outgrow a device (72 GB usable), whatever the "
+        "count: set recompute: true, or more tensor-parallel ways")

@@ -90,7 +90,7 @@ def test_the_margin_is_stated_and_a_small_one_called_a_close_call():
         # the recommendation is rented by the hour: the MI300X price up to which it stays the cheaper is today's
         # price times the factor (a procurement signer worked it out by hand)
         price = r.inputs["device.mi300x.price"].value.value
-        assert (f"; it stays the cheaper up to {money_text(price * lead * 3600)}/hour a device (today "
+        assert (f"; it stays the cheaper up to {money_text(price * lead * 3600)}/hour per Instinct MI300X (today "
                 f"{money_text(price * 3600)}/hour), the rest as assumed." in words)
         # each rented on demand as traffic needs: the replicas the average keeps busy at the device's median speed
         # (one at least) plus the spare, by hand from the engine's figures at the predicted speed
@@ -458,7 +458,7 @@ def test_a_runner_up_on_the_same_device_is_followed_by_the_best_on_another():
     assert words.endswith(f" Best on another device: H100 SXM5 80GB (method lora, trainable 1 %) at "
                           f"{money_text(other.value)}; the recommendation costs {money_text(shown[1] - shown[0])} "
                           f"less (that option costs {other.value / best.value:.2f}x as much); it stays the "
-                          f"cheaper up to $3.16/hour a device (today $1.85/hour), the rest as assumed.")
+                          f"cheaper up to $3.16/hour per Instinct MI300X (today $1.85/hour), the rest as assumed.")
     assert "so the lead does not rest on it. Best on another device" in words
     # the runner-up, the workload as written, is named by what the recommended alternative changes (a signer could
     # not tell it was the full fine-tune)
@@ -569,6 +569,10 @@ def test_a_training_run_that_does_not_fill_whole_servers_says_how_many_it_takes(
     hours = [p.values["devices"] * p.values["duration"] / 3600 for p in (r.pair("pretrain-servers", "b200"),
                                                                            r.pair("pretrain", "b200"))]
     assert [round(x) for x in hours] == [20629, 20844]
+    from sizing.narrative.decision import alternative_words      # not 'changes ...: devices.b200 32' (a reviewer)
+    assert alternative_words(r, whole) == ("8B pre-training run, on whole servers: the same on every device of its "
+                                           "whole servers (72 H100 SXM5 80GB, 32 B200 SXM 180GB); everything else "
+                                           "is the same.")
     tpu = next(o for o in r.decision.options if o.device == "tpu-v5p")
     assert action(r, r.decision, tpu)[1] == ""           # within one TPU pod's domain
     # and no server figures at all: a pod's 6,144 chips are not a server (a signer found '0.020 servers')

@@ -241,8 +241,9 @@ def test_a_training_run_rents_where_it_can_unless_the_devices_are_owned():
     n, share = v["devices"], v["devices"] * v["own_rate"] * v["duration"]
     said = risks(r, r.decision, best, date(2026, 12, 7), detail=True)
     assert (f"rented, not bought: buying its {n:.0f} devices costs ${n * 20000:,.0f} up front; the run's share of "
-            f"their 36-month write-off, ${share:,.0f}, is its cost only where other work uses them for the rest "
-            "(then state costs.basis: own)") in said
+            f"their 36-month write-off with their running costs, ${share:,.0f}, is its cost only where other work uses "
+            f"them for the rest (then state costs.basis: own); buying costs less than renting only where they are busy "
+            f"more than {v['own_rate'] / v['rent_rate'] * 100:.3g} % of those months") in said
     assert f"rented, not bought: buying its {n:.0f} devices costs ${n * 20000:,.0f} up front" in \
         risks(r, r.decision, best, date(2026, 12, 7), detail=False)      # the options table's row: the capital
     for basis, took in (("own", "own"), ("cheapest", "own")):

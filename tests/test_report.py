@@ -130,7 +130,7 @@ def test_first_page_says_what_to_buy_and_why():
     assert round(gap) == 429
     assert "Best on another device: B200 SXM 180GB (batch 46) rented on demand as traffic needs at $5,479/month; the " \
            "recommendation costs $1,346/month less (that option costs 1.33x as much); it stays the cheaper up to " \
-           "$2.45/hour a device (today $1.85/hour), the rest as assumed." in first
+           "$2.45/hour per Instinct MI300X (today $1.85/hour), the rest as assumed." in first
     assert "Why: Traffic is below its peak most of the month" in first
     assert "Checked against: holds the model and its working memory; time between tokens at most 50 ms for 95 % of " \
            "requests; time to first token at most 1 s for 95 % of requests; serves a peak of 5 requests/s with 1 " \

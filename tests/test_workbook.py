@@ -97,7 +97,8 @@ EDITS = {"average-above-peak": ("chat-70b-fp8", "workload.chat.traffic.utilisati
          "discount-30": ("pretrain-deadline", "device.h100.costs.reserved_discount", 30),
          "devices-31": ("pretrain-deadline", "workload.pretrain-servers.devices.b200", 31),
          "average-20": ("eu-assistant-eur", "workload.assistant.traffic.average", 20),     # the peak is 12
-         "training-rent-cleared": ("training-bought", "device.h100.price", None)}     # bought: no price to rent at
+         "training-rent-cleared": ("training-bought", "device.h100.price", None),     # bought: no price to rent at
+         "b200-price-cleared": ("pretrain-deadline", "device.b200.price", None)}     # the B200 not offered
 
 
 @dataclass
@@ -330,6 +331,20 @@ def test_what_if_matches_the_engine_on_the_changed_scenario(cases, w):
     assert engine_values(after.results, after.names) != engine_values(before.results, before.names)
     assert_matches_engine(after, added(before, after))
     assert_sweeps_match(after)
+
+
+def test_a_cleared_price_leaves_no_error_and_the_option_unpriced(cases):
+    """A finance reviewer cleared the B200's price: its capital cells read #VALUE! (IF over a blank) and the master
+    check failed. A device with no rate at all is not offered: no error, its options not priced, the H100 on whole
+    servers recommended."""
+    case = cases["b200-price-cleared"]
+    got = named_values(case.source, case.values)
+    assert got[MASTER] is True and got[RECOMMENDATION] == "H100 SXM5 80GB (72 devices, whole servers)"
+    wb = openpyxl.load_workbook(case.values, data_only=True)
+    assert not [(ws.title, c.coordinate) for ws in wb for row in ws.iter_rows() for c in row
+                if isinstance(c.value, str) and c.value.startswith("#")]
+    ranks = [r for r in wb["Summary"].iter_rows(values_only=True) if r[0] and str(r[0]).startswith("B200")]
+    assert len(ranks) == 2 and all(r[7] == "not priced" and r[4] in (None, "") for r in ranks)
 
 
 def test_whole_servers_follow_the_deadline(cases):

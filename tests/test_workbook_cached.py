@@ -336,3 +336,15 @@ def test_an_input_that_must_be_above_zero_refuses_zero_as_it_is_typed():
     strict = [o for o in rules if o["error_message"].startswith("Expected a value above 0 and at most 1")]
     assert strict and all(0 < o["minimum"] <= 1e-9 for o in strict)
     assert all(o["minimum"] == 0 for o in rules if o not in strict)        # a share that may be 0 still takes it
+
+
+def test_a_share_blank_as_built_is_formatted_as_a_share(books):
+    """pretrain-deadline prices no purchase: the break-even and write-off shares are blank as built, and a finance
+    reviewer who typed a purchase read 0.38 beside '%' (General format)."""
+    _, data = books["pretrain-deadline"]
+    ws = openpyxl.load_workbook(io.BytesIO(data))["Calc"]
+    rows = [r for r in ws.iter_rows() if r[0].value in ("breakeven_utilisation", "write_off_share")]
+    assert len(rows) >= 2
+    for r in rows:
+        shown = [c for c in r if isinstance(c.value, str) and re.match(r"=IF\(ISNUMBER\([A-Z]+\d+\)", c.value)]
+        assert shown and {c.number_format for c in shown} == {"0.0%"}

@@ -9,7 +9,7 @@ import pytest
 from helpers import results_of
 from test_workbook import edit_input
 from sizing.render.workbook import workbook_bytes
-from sizing.render.workbook.found import ATTENTION, HOLDS, LABELS, MOVED, MOVED_CHOSEN
+from sizing.render.workbook.found import ATTENTION, HOLDS, LABELS, MOVED, MOVED_CHOSEN, UNJUDGED
 
 pytestmark = pytest.mark.slow
 
@@ -57,6 +57,12 @@ def test_found_batches_hold_as_built(chat, recalc):
         assert {r["share of each latency target it may use"] for r in others} == {0.9}
         assert {r["why that share"] for r in others} == {"10 % to spare"}     # FIXED(k.found_batch_spare ...)
         assert len(rows) == 7 and all(r["still by its rule"] == 1 for r in rows.values())
+        ws = openpyxl.load_workbook(path, data_only=True)["Summary"]      # a formula over its constant, not its text
+        head = next(c for c in ws["A"] if c.value == LABELS[0])
+        assert ws.cell(head.row, 6).value == "5 % cheaper than the stated batch"
+    raw = openpyxl.load_workbook(chat)["Summary"]
+    head = next(c for c in raw["A"] if c.value == LABELS[0])
+    assert raw.cell(head.row, 6).data_type == "f"
 
 
 def test_a_tighter_target_moves_a_found_batch_off_its_rule(chat, recalc, tmp_path):
@@ -81,3 +87,9 @@ def test_a_larger_stated_batch_leaves_nothing_to_save(chat, recalc, tmp_path):
     assert (h100["within the share it may use"], h100["5 % cheaper than the stated batch"],
             h100["still by its rule"]) == (True, False, False)
     assert rows["Instinct MI300X (batch 21), on demand"]["still by its rule"] == 1
+
+
+def test_an_input_out_of_range_is_not_read_as_a_batch_moved_off_its_rule(chat, recalc, tmp_path):
+    """A negative MI300X price: the block said 'an edit moved a found batch off its rule'; it is not judged."""
+    status, rows = edited(chat, recalc, tmp_path, "dev.mi300x.price", -1.85)
+    assert status == UNJUDGED and rows.pop("master") == ("FAILED: see Checks", ATTENTION + UNJUDGED)

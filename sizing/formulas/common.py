@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .expr import (Const, constant, exp, first_present, given, ln, maximum, min_given, minimum, Missing, sum_present,
+from .expr import (Const, constant, exp, first_present, given, if_given, ln, maximum, min_given, minimum, Missing, sum_present,
                    where)
 from .graph import NA
 
@@ -114,7 +114,11 @@ def capital(q, devices):
     flag = q.owned_fleet
     if isinstance(flag, Missing):
         return flag
-    return where(flag, devices * q.purchase, Const(0, "USD")) if q.has("purchase") else Const(0, "USD")
+    if not q.has("purchase"):
+        return Const(0, "USD")
+    # blank where the device has no rate at all (a price cleared, no purchase): whether it is owned is blank there,
+    # and IF over a blank was #VALUE! (a finance reviewer cleared the B200's price)
+    return if_given(where(flag, devices * q.purchase, Const(0, "USD")), q.hourly_rate)
 
 
 def cheaper_given(a, b):

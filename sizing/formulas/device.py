@@ -82,7 +82,7 @@ def own_rate(q):
 
 @quantity(ALL, "hourly_rate", "USD/s",
           "cost per device and hour used for every total: the cheaper of renting (with any commitment) and owning, "
-          "or the basis the scenario forces",
+          "or the basis the scenario forces; a training run rents where a rental price is given",
           display="USD/hour", label="Hourly rate used")
 def hourly_rate(q):
     forced = {"rent": if_given(q.price, q.price), "reserved": q.rent_rate, "own": q.own_rate}.get(forced_basis(q))

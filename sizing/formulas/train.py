@@ -310,4 +310,4 @@ def tr_write_off_share(q):
     flag = q.owned_fleet
     if isinstance(flag, Missing) or not q.has("purchase"):
         return NA
-    return where(flag, q.duration / q.amortisation, nothing())
+    return if_given(where(flag, q.duration / q.amortisation, nothing()), q.hourly_rate)     # IF over a blank: #VALUE!

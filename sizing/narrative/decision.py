@@ -94,6 +94,11 @@ def alternative_words(r: Results, o: Option) -> str:
         return (f"{w.get('title')}: batch {w.get('batch')} instead of the {base.get('batch')} the scenario states; "
                 "everything else is the same.")
     name = w.get("title") or f"Option {o.alternative}"
+    if w.automatic:              # not input-file words ('changes ...: devices.mi300x 32': a procurement reviewer)
+        counts = ", ".join(f"{v.text} {short_name(r, path.removeprefix('devices.'))}" for path, v in given.items()
+                           if path.startswith("devices.") and path.removeprefix("devices.") in r.scenario.devices)
+        how = "every device of its whole servers" if alternatives.whole_servers(w) else "the fewest devices that hold it"
+        return f"{name}: the same on {how} ({counts}); everything else is the same." if counts else ""
     of = (base.get("title") if base is not None else None) or f"workload {w.alternative_of}"
     return f"{name} changes {of[0].lower() + of[1:] if of.split()[0][1:].islower() else of}: " \
            f"{', '.join(parts)}; everything else is the same." if parts else ""
@@ -239,6 +244,11 @@ def failure_words(r: Results, option: Option, dec: Decision) -> str:
                 fit = alternatives.fit_for(r.scenario.workloads, option.workload, option.device)
                 ranked = f"; ranked as {option.device}, {fit.alternative}" if fit is not None else ""
                 detail += f" ({show(p, 'devices_to_fit')} devices would hold it{ranked})"   # fit: a power of two
+            elif p.kind == "train" and p.values.get("devices_to_fit") == 0 and "activation_per_sequence" in p.values:
+                # no count holds it: more devices do not help (a new user read 'needs 704.6 GB, has 432 GB')
+                detail = (f": one sequence's activations ({show(p, 'activation_per_sequence')}) outgrow a device "
+                          f"({show(p, 'usable_memory')} usable), whatever the count: set recompute: true, or more "
+                          "tensor-parallel ways")
             out.append(f"does not fit in memory{detail}{where}")
         elif p.kind == "train":
             out.append(f"misses the deadline{where}")

@@ -415,7 +415,8 @@ def elsewhere(r: Results, dec: Decision) -> str:
 def break_even(r: Results, dec: Decision, other: Option) -> str:
     """The hourly price up to which the recommendation stays ahead of `other` on another device, where its cost is
     its hourly price times what it uses (rented, with or without a commitment discount) and `other`'s is not:
-    '; it stays the cheaper up to $3.16/hour a device (today $1.85/hour)'."""
+    '; it stays the cheaper up to $3.16/hour per Instinct MI300X (today $1.85/hour)' (a procurement reviewer asked
+    which device's price)."""
     best = dec.best
     price = r.inputs.get(f"device.{best.device}.price")
     p = pair_of(r, dec, best)
@@ -425,8 +426,8 @@ def break_even(r: Results, dec: Decision, other: Option) -> str:
             or "USD" not in objective_unit(dec)[0]:
         return ""
     today = price.value.value
-    return (f"; it stays the cheaper up to {human(today * other.value / best.value, 'USD/s', 'USD/hour')} a device "
-            f"(today {human(today, 'USD/s', 'USD/hour')}), the rest as assumed")
+    return (f"; it stays the cheaper up to {human(today * other.value / best.value, 'USD/s', 'USD/hour')} per "
+            f"{short_name(r, best.device)} (today {human(today, 'USD/s', 'USD/hour')}), the rest as assumed")
 
 
 # The decisive reason, by the dominant constraint the engine found (narrative.why's tag).

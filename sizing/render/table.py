@@ -204,7 +204,7 @@ def decision_lines(r: Results, width: int | None) -> list[str]:
                         + (" (a power of two: runtimes split the attention heads evenly)" if even != n else ""))
             val = human(o.value, d.unit) if o.value is not None else "n/a"
             place = f"{o.rank}." if o.rank else "–"
-            lines += wrapped(f"  {place} {o.label}: {val}{'  ' + why if why else ''}", width, "    ")
+            lines += wrapped(f"  {place} {o.label}: {val}{extent(r, d, o)}{'  ' + why if why else ''}", width, "    ")
         rec = d.best.label if d.best else "none: no option meets every requirement"
         lines.append(f"  recommendation: {rec}")
         if d.best is not None and d.best.variant == "busy_hours":
@@ -218,6 +218,19 @@ def decision_lines(r: Results, width: int | None) -> list[str]:
         lines += spread_lines(r, d, width)
         lines.append("")
     return lines
+
+
+def extent(r: Results, d, o) -> str:
+    """What an option takes beside its figure: ' (32 devices, 26.86 days)' for a training run, ' (6 devices)' for a
+    fleet, ' (3.058 devices on average)' on demand (a new user dug the counts out of the full table)."""
+    v = getattr(pair_of(r, d, o), "values", {}) if o.value is not None else {}       # not beside 'n/a'
+    n = v.get("devices" if "duration" in v else "fleet_devices")
+    if o.variant == "busy_hours" and isinstance(v.get("busy_hours_devices"), float):
+        return f" ({human(v['busy_hours_devices'], '')} devices on average)"
+    if o.variant != "fleet" or not isinstance(n, float):
+        return ""
+    took = f", {human(v['duration'], 's', 'days')}" if isinstance(v.get("duration"), float) else ""
+    return f" ({human(n, '')} device{'' if n == 1 else 's'}{took})"
 
 
 def missed(r: Results, f, o) -> str:

@@ -229,8 +229,8 @@ def put(ws: Sheet, row: int, col: int, value: Any, fmt: str | None = None, style
         value_of: Any = None) -> Cell:
     """A number, or a formula with the engine's value of it (`value_of`, stored as the cached result)."""
     c = ws.cell(row, col)
-    c.value, c.style = value, style or c.style
-    if fmt:
+    c.value, c.style, c.text = value, style or c.style, False    # over a header's text: a formula (a finance
+    if fmt:                                                      # reviewer read '=FIXED(k.found_batch_saving...')
         c.fmt = fmt
     if isinstance(value, str) and value.startswith("="):
         c.cached = cached(value_of)

@@ -8,6 +8,7 @@ from ... import formulas as F
 from ...binding import sold_on_premises
 from ...formulas.expr import FLEET_SEARCH, FLEET_SEARCH_C, all_of, floor
 
+from .inputs import whole_servers_cell
 from .labels import name_formula
 from .base import (Book, CHECK_BAD, CHECK_OK, MASTER, REQUIREMENTS_MET, Sheet, header, put, put_text, rule_check,
                    rule_of, widths)
@@ -84,8 +85,13 @@ def layout_checks(b: Book):
                 if stem and stem + k in b.r.inputs]
         if ways:
             devices, replica = F.Ref(inp.key, inp.role), math.prod(ways[1:], start=ways[0])
-            yield ("input within its range: the devices split into whole replicas (tensor × pipeline ways)",
-                   f"{inp.entity.kind} {inp.entity.id}: {inp.path}", floor(devices / replica) * replica >= devices)
+            # a whole-servers count follows its run: what fails it is the tensor or pipeline ways (a finance reviewer
+            # set tensor 3 and read the derived 32 blamed)
+            said = "the devices of its whole servers split into whole replicas (tensor × pipeline ways): else " \
+                "run sizing again with these ways" if whole_servers_cell(b, inp) else \
+                "the devices split into whole replicas (tensor × pipeline ways)"
+            yield (f"input within its range: {said}", f"{inp.entity.kind} {inp.entity.id}: {inp.path}",
+                   floor(devices / replica) * replica >= devices)
 
 
 DEMAND = "demand_consistent"

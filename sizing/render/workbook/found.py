@@ -10,6 +10,7 @@ from ...decide import MONTHLY, pair_of
 from ...results import Decision, Option
 from ...formulas.expr import constant
 from .labels import PERCENT, put_name
+from .names import INPUTS_IN_RANGE
 from .base import BOOLEAN, Align, Book, Sheet, header, option_value, put, put_text
 from .checks import colour_booleans
 from .sheet import column_letter
@@ -32,9 +33,11 @@ SPARE = constant("found_batch_spare", TIGHT, "", "the share of each latency targ
 LABELS = ["option at the found batch", "batch found by sizing", "share of each latency target it may use",
           "closest latency, as a share of its target", "within the share it may use",
           f"{percent(GAIN)} cheaper than the stated batch", "still by its rule", "why that share"]
-HOLDS = "every found batch still follows its rule"
-MOVED = "an edit moved a found batch off its rule, not the recommendation's: see below"
-MOVED_CHOSEN = "an edit moved the recommendation's batch off its rule: run sizing again before signing"
+HOLDS = "every found batch follows its rule"
+UNJUDGED = "not judged: input out of range"    # not 'an edit moved a found batch' (a
+# reviewer's negative price read as a batch moved off its rule)
+MOVED = "an edit moved a found batch off its rule: see below"
+MOVED_CHOSEN = "an edit moved the recommended batch off its rule: run sizing again"
 ATTENTION = "found batches: "          # beside the master check, then what the block says
 
 
@@ -77,8 +80,8 @@ def found_rows(b: Book, ws: Sheet, row: int, dec: Decision, name: str) -> int:
     for c in (5, 6, 7):
         colour_booleans(ws, f"{column_letter(c)}{first}:{column_letter(c)}{last}")
     rule = f"G{first}:G{last}"
-    status = f'=IF(AND({rule}),"{HOLDS}",IF(SUMPRODUCT((A{first}:A{last}={name})*NOT({rule})),"{MOVED_CHOSEN}",' \
-             f'"{MOVED}"))'
+    status = f'=IF(NOT({INPUTS_IN_RANGE}),"{UNJUDGED}",IF(AND({rule}),"{HOLDS}",IF(SUMPRODUCT((A{first}:A{last}=' \
+             f'{name})*NOT({rule})),"{MOVED_CHOSEN}","{MOVED}")))'
     off = [k for k, ok in held.items() if not ok]
     said = HOLDS if not off else MOVED_CHOSEN if dec.best and dec.best.id in off else MOVED
     put(ws, row, 1, status, value_of=said).bold = True

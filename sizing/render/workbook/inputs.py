@@ -171,6 +171,8 @@ def shown_row(b: Book, ws: Sheet, row: int, at: int, d, cells: list[tuple[int, A
     put_text(ws, row, at, label).align = Align("right")
     money = shown.label.startswith("$")         # money in its currency's format ($1.46/hour); the rest bare
     fmt = number_format(values, shown if money else Shown("", shown.factor, shown.percent))
+    if shown.percent and fmt == "General":      # blank as built (no purchase): a share once one is typed, not 0.38
+        fmt = "0.0%"
     for col, v in cells:
         si = coordinate(row, col)
         put(ws, row, at + col - 2, f'=IF(ISNUMBER({si}),{b.scaled(si, shown.factor, shown.label)},"")', fmt,
