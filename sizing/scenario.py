@@ -12,11 +12,10 @@ from . import schema as S
 from .errors import Problem
 from .hfconfig import read_config
 from .loader import Mapping, Node, Scalar, Sequence, load_file, load_text, read_file
-from .checks import (check_api_input_price, check_benchmarks, check_context, check_currency, check_decision,
-                     check_demand_alternatives,
-                     check_heads, check_narrow_efficiency, check_pairs, check_parallel, check_sweep_size, check_traffic,
-                     check_unsold_purchase, check_unused_discount, check_unused_share,
-                     compare_list, explain_foreign_keys, suggest)
+from .checks import (check_benchmarks, check_currency, check_decision, check_pairs, check_parallel,
+                     check_sweep_size, check_traffic, compare_list, explain_foreign_keys, suggest)
+from .cross_checks import (check_api_input_price, check_context, check_demand_alternatives, check_heads,
+                           check_narrow_efficiency, check_unsold_purchase, check_unused_discount, check_unused_share)
 from .schema import Checker, Entity, Field, Scenario, Value
 from .entries import catalog, default_value, fill_defaults, named_file, resolve_from
 from .uncertainty.language import uncertainty_of
