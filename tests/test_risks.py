@@ -94,8 +94,9 @@ def test_a_field_whose_source_is_marked_unverified_is_a_note_too():
         "figure borrowed, 3 us a step)" in line
     # the catalog has no MI300X training run: its speed is the GPUs' default (a signer asked what 'family' meant)
     assert line.endswith("no published run: speed estimated from other GPUs' runs; data loading, checkpoints, "
-                         "failures and restarts are not counted: book time and money beyond the run's; full and lora "
-                         "ranked on cost alone: the quality of the model each trains is not compared")   # a signer:
+                         "failures and restarts are not counted: book time and money beyond the run's; full fine-tuning "
+                         "and LoRA adapters ranked on cost alone: the quality of the model each trains is not "
+                         "compared")   # a signer:
     # LoRA against full fine-tuning is a decision about the model, not only the money
 
 

@@ -97,8 +97,8 @@ def risks(r: Results, dec: Decision, o: Option, today: date, detail: bool = True
     if p is not None and p.kind == "train" and o.passes and (close := deadline_edge(r, p)):
         out.append(close)
     if detail and p is not None and p.kind == "train" and len(methods(r, dec)) > 1:
-        out.append(f"{' and '.join(sorted(methods(r, dec)))} ranked on cost alone: the quality of the model each "
-                   "trains is not compared")
+        out.append(f"{' and '.join(METHOD_WORDS.get(m, m) for m in sorted(methods(r, dec)))} ranked on cost "
+                   "alone: the quality of the model each trains is not compared")
     if o.variant == "busy_hours":
         out.append("on-demand capacity assumed")
     w = r.scenario.workloads.get(o.workload or "")
@@ -128,6 +128,9 @@ def deadline_edge(r: Results, p) -> str:
         return ""
     return (f"finishes with under {percent(EDGE)} of its deadline to spare: {number(took / 86400, 4)} of "
             f"{number(limit.value.value / 86400, 4)} days")
+
+
+METHOD_WORDS = {"full": "full fine-tuning", "lora": "LoRA adapters"}      # as a reader names them, not the key
 
 
 def methods(r: Results, dec: Decision) -> set[str]:
