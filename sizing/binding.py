@@ -248,6 +248,11 @@ def on_premises(scn: Scenario) -> frozenset[str]:
     return frozenset(out)
 
 
+def basis_unwritten(d: Entity) -> bool:
+    """Whether a device's `costs.basis` is left to sizing (its default), not written in the scenario."""
+    return getattr(d.values.get("costs.basis"), "source", "default") == "default"
+
+
 def texts_for(w: Entity, d: Entity | None, precision: str, on_premises: frozenset[str] = frozenset(),
               m: Entity | None = None) -> dict[str, str]:
     tied = w.get("tied_embeddings", m.get("tied_embeddings") if m is not None else None)
@@ -260,7 +265,7 @@ def texts_for(w: Entity, d: Entity | None, precision: str, on_premises: frozense
         t["basis"] = d.get("costs.basis")
         if t["basis"] in (None, "cheapest") and w.id in on_premises and d.has("costs.purchase"):
             t["basis"] = OWN_FIRST             # owned (what on premises needs) while a purchase is given
-        elif getattr(d.values.get("costs.basis"), "source", "default") == "default" and w.get("kind") == "train":
+        elif basis_unwritten(d) and w.get("kind") == "train":
             t["basis"] = RENT_FIRST            # a one-off run rents; `costs.basis: own` where the devices are owned
         if where := deployments(d):
             t["deployment"] = ",".join(where)

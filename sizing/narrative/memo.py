@@ -129,11 +129,11 @@ def servers_words(r: Results, o: Option, w) -> str:
     needs (20,629 against 20,844), so it costs $805 less' (a procurement reviewer had to work out from the tables
     why 32 beat 30)."""
     v, base = (p.values if (p := r.pair(wid, o.device)) else {} for wid in (w.id, alternatives.written_run(w.id)))
-    n, size, cost, took = v.get("devices"), v.get("whole_domains"), v.get("cost"), v.get("duration")
-    if not all(isinstance(x, float) for x in (n, size, cost, took, base.get("cost"), base.get("devices"),
-                                              base.get("duration"))):
+    n, size, cost = v.get("devices"), v.get("whole_domains"), v.get("cost")
+    hours = [x.get("device_hours") for x in (v, base)]             # the engine's, not multiplied here
+    if not all(isinstance(x, float) for x in (n, size, cost, base.get("cost"), base.get("devices"), *hours)):
         return ""
-    hours = [devices * time / 3600 for devices, time in ((n, took), (base["devices"], base["duration"]))]
+    hours = [h / 3600 for h in hours]
     return (f"{count(size, 'whole server')} of {human(n / size, '')} devices; on all {human(n, '')} the run takes "
             f"fewer device-hours than on the {human(base['devices'], '')} its deadline needs ({number(hours[0])} "
             f"against {number(hours[1])}), so it costs {shown_gap(base['cost'], cost, 'USD')} less")

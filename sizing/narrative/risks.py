@@ -10,6 +10,7 @@ from datetime import date
 
 import numpy as np
 
+from ..binding import basis_unwritten
 from ..decide import pair_of
 from ..evaluate import Results, decide_each
 from ..language.hardware import DEVICE_FIELDS
@@ -162,7 +163,7 @@ def bought_instead(r: Results, o: Option, v: dict, detail: bool) -> str:
     ranked at that share as flattering; it is ranked rented)."""
     purchase, d = r.inputs.get(f"device.{o.device}.costs.purchase"), r.scenario.devices.get(o.device)
     n, rate, took = v.get("devices"), v.get("own_rate"), v.get("duration")
-    if purchase is None or d is None or getattr(d.values.get("costs.basis"), "source", "default") != "default" or \
+    if purchase is None or d is None or not basis_unwritten(d) or \
             v.get("cost_basis") == "own" or not all(isinstance(x, float) for x in (n, rate, took)):
         return ""
     out = f"rented, not bought: buying its {count(n, 'device')} costs {money_text(n * purchase.value.value)} up front"
