@@ -62,23 +62,36 @@ def excel_fleet_search(base: str, slots: str, a: str, per_server: str, arrivals:
             f">{servers}*{per_server}-{arrivals})*1)")       # *1, not --: the formulas package reads -- as 0
 
 
-def to_excel(e: Expr, name: Names, parent: int = -1, constants: Constants | None = None) -> str:
-    """Excel formula text (without '=') with references rendered by `name` and named constants by `constants`."""
+def to_excel(e: Expr, name: Names, parent: int = -1, constants: Constants | None = None,
+             memo: dict | None = None) -> str:
+    """Excel formula text (without '=') with references rendered by `name` and named constants by `constants`.
+    `memo` keeps each operation's text by identity (and the precedence around it) while `name` renders every
+    reference alike: splitting a long formula measures its pieces again and again, each then in constant time."""
+    if memo is None or not isinstance(e, (BinOp, Call)):
+        return rendered(e, name, parent, constants, memo)
+    hit = memo.get((id(e), parent))
+    if hit is None or hit[0] is not e:
+        hit = memo[(id(e), parent)] = (e, rendered(e, name, parent, constants, memo))     # e kept: its id not reused
+    return hit[1]
+
+
+def rendered(e: Expr, name: Names, parent: int, constants: Constants | None, memo: dict | None) -> str:
     if isinstance(e, Ref):
         return name(e)
     if isinstance(e, Const):
         return literal(e, constants)
     if isinstance(e, BinOp):
         if e.op in "*/" and isinstance(e.b, Const) and e.b.value == 1 and not e.b.name:
-            return to_excel(e.a, name, parent, constants)          # × or / a unit (one request, one token)
+            return to_excel(e.a, name, parent, constants, memo)          # × or / a unit (one request, one token)
         if e.op == "*" and isinstance(e.a, Const) and e.a.value == 1 and not e.a.name:
-            return to_excel(e.b, name, parent, constants)
+            return to_excel(e.b, name, parent, constants, memo)
         p = PRECEDENCE[e.op]
         # right operand of - and / binds tighter, so parenthesise equal precedence there
-        s = f"{to_excel(e.a, name, p, constants)}{e.op}{to_excel(e.b, name, p + (e.op in '-/'), constants)}"
+        s = (f"{to_excel(e.a, name, p, constants, memo)}{e.op}"
+             f"{to_excel(e.b, name, p + (e.op in '-/'), constants, memo)}")
         return f"({s})" if p < parent else s
     if isinstance(e, Call):
-        args = [to_excel(a, name, -1, constants) for a in e.args]
+        args = [to_excel(a, name, -1, constants, memo) for a in e.args]
         if e.fn == "ceil":
             return f"ROUNDUP({args[0]},0)"
         if e.fn == "floor":
@@ -91,7 +104,7 @@ def to_excel(e: Expr, name: Names, parent: int = -1, constants: Constants | None
             a, b = args
             return f"IF(ISNUMBER({a}),IF(ISNUMBER({b}),MIN({a},{b}),{a}),{b})"
         if e.fn == "unpriced_or" and isinstance(e.args[1], BinOp) and e.args[1].op == "<=" and e.args[1].a == e.args[0]:
-            return f"N({args[0]})<={to_excel(e.args[1].b, name, PRECEDENCE['<='], constants)}"  # a cap >= 0: blank passes
+            return f"N({args[0]})<={to_excel(e.args[1].b, name, PRECEDENCE['<='], constants, memo)}"  # a cap >= 0: blank passes
         if e.fn == "unpriced_or":
             return f"OR(NOT(ISNUMBER({args[0]})),{args[1]})"
         if e.fn == "blank_or":                  # a typed cell: blank passes, text fails, a number meets `cond`

@@ -36,11 +36,11 @@ __all__ = ["Align", "CHECK_BAD", "CHECK_OK", "Cell", "Sheet", "cached", "ENTITY_
 
 
 def formula(e: F.Expr, names: dict[str, str], local: dict[str, str] | None = None,
-            constants: Any = None) -> str:
+            constants: Any = None, memo: dict | None = None) -> str:
     """'=' and the expression in Excel: a reference is a `local` cell address, else a defined name; a named
-    constant its name (with `constants`)."""
+    constant its name (with `constants`); `memo` as F.to_excel's."""
     local = local or {}
-    return "=" + F.to_excel(e, lambda ref: local.get(ref.key) or names[ref.key], constants=constants)
+    return "=" + F.to_excel(e, lambda ref: local.get(ref.key) or names[ref.key], constants=constants, memo=memo)
 
 
 def inverse_integer(factor: float) -> int | None:
@@ -312,8 +312,8 @@ class Book:
         i = self.devices.index(device) if device in self.devices else len(self.devices)
         return PALETTE[i % len(PALETTE)]
 
-    def formula(self, e: F.Expr, local: dict[str, str] | None = None) -> str:
-        return formula(e, self.names, local, self.constant)
+    def formula(self, e: F.Expr, local: dict[str, str] | None = None, memo: dict | None = None) -> str:
+        return formula(e, self.names, local, self.constant, memo)
 
     def constant(self, c: F.Const) -> str:
         """The name of a named constant, listed on the Constants sheet."""

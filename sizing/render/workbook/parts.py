@@ -29,13 +29,16 @@ def pieces(e: Expr) -> Iterator[Expr]:
 
 
 def replaced(e: Expr, old: Expr, new: Expr) -> Expr:
-    """`e` with every occurrence of `old` replaced by `new`."""
-    if e == old:
+    """`e` with every occurrence of `old` replaced by `new`; a piece without one stays the same object (its measured
+    size kept)."""
+    if e is old:
         return new
     if isinstance(e, BinOp):
-        return BinOp(e.op, replaced(e.a, old, new), replaced(e.b, old, new))
+        a, b = replaced(e.a, old, new), replaced(e.b, old, new)
+        return e if a is e.a and b is e.b else BinOp(e.op, a, b)
     if isinstance(e, Call):
-        return Call(e.fn, tuple(replaced(a, old, new) for a in e.args))
+        args = tuple(replaced(a, old, new) for a in e.args)
+        return e if all(x is y for x, y in zip(args, e.args)) else Call(e.fn, args)
     return e
 
 
@@ -48,11 +51,13 @@ def split(b: Book, e: Expr, key: str, local: dict[str, str] | None = None, env: 
     local = {} if local is None else local
     values = b.env if env is None else env or None          # an empty env: count the parts, no values
 
-    sizes: dict[Expr, int] = {}
+    sizes: dict[Expr, int] = {}      # by identity, as Expr compares: a piece left whole keeps its size
+    memo: dict = {}
 
     def size(x: Expr) -> int:
         if x not in sizes:
-            sizes[x] = len(b.formula(x, local).replace(ROW, WIDEST_ROW)) - 1     # a sweep's rows run to 5 digits
+            text = b.formula(x, local, memo)
+            sizes[x] = len(text) - 1 + text.count(ROW) * (len(WIDEST_ROW) - len(ROW))   # a sweep's rows: 5 digits
         return sizes[x]
 
     while size(e) > LIMIT:
