@@ -116,6 +116,36 @@ def test_tensor_parallel_pays_two_ring_all_reduces_per_layer():
                                            + p["step_overhead_time"] + p["communication_time"])
 
 
+def test_pipeline_stages_read_their_weights_once_per_micro_batch_and_a_prompt_passes_them_in_turn():
+    """A new user found 16 devices split tensor 2 × pipeline 2 as fast per token as 4-way tensor parallel: a token
+    passes the stages one after the other, so each step reads the weights at the bandwidth of one stage's devices.
+    Over P stages the batch advances in min(P, batch) micro-batches; one prompt's prefill waits on each stage."""
+    layout = "devices: 4, parallel: {tensor: 2, pipeline: 2}, input_tokens: 1000, output_tokens: 200"
+    tp = pair("{kind: generate, model: dense, batch: 8, devices: 4, input_tokens: 1000, output_tokens: 200}")
+    pp = pair(f"{{kind: generate, model: dense, batch: 8, {layout}}}")
+    one = pair(f"{{kind: generate, model: dense, batch: 1, {layout}}}")
+    weights, flops = 10e9 * 2, 2 * 10e9
+    assert tp["step_linear_time"] == pytest.approx(max(8 * flops / 200e12, weights / 3.2e12))
+    assert pp["step_linear_time"] == pytest.approx(max(8 * flops / 200e12, 2 * weights / 3.2e12))   # stage: 2 devices
+    kv = 1100 * 2 * 40 * 8 * 125 * 2
+    assert pp["step_attention_time"] == pytest.approx(tp["step_attention_time"]) == pytest.approx(8 * kv / 3.2e12)
+    # batch 1: one micro-batch in the pipeline, its arithmetic and KV reads on one stage at a time
+    assert one["step_linear_time"] == pytest.approx(weights / 1.6e12)
+    assert one["step_attention_time"] == pytest.approx(kv / 1.6e12)
+    assert one["step_memory_time"] == pytest.approx((2 * weights + 2 * kv) / 3.2e12)
+    assert one["step_compute_time"] == pytest.approx(one["step_flops"] / 200e12 * 2)
+    # prefill (compute-bound here): one prompt on each stage in turn; the batch's prompts follow each other
+    prompt = 2 * 10e9 * 1000 + 2 * 40 * 40 * 125 * 1000 ** 2
+    fixed = 40 * 10e-6
+
+    def comm(p: dict, tokens: int) -> float:
+        return p["communication_fixed"] + tokens * p["communication_per_token"]
+    assert tp["ttft"] == pytest.approx(prompt / 200e12 + fixed + comm(tp, 1000))
+    assert pp["ttft"] == pytest.approx(2 * prompt / 200e12 + fixed + comm(pp, 1000))
+    assert pp["batch_prefill_time"] == pytest.approx(8 * prompt / 200e12 * 9 / 8 + fixed + comm(pp, 8000))
+    assert tp["batch_prefill_time"] == pytest.approx(8 * prompt / 200e12 + fixed + comm(tp, 8000))
+
+
 def test_on_a_mesh_a_smaller_group_uses_only_its_links():
     """Gaudi and Instinct boards connect each device to every other by its own links: the catalog's 525 GB/s of a
     Gaudi 3 is 7 × 75 GB/s, so two cards talk at 75 GB/s (they were given all 525: an architect's check)."""

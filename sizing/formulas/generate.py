@@ -135,22 +135,39 @@ def decode_flops(q, tokens):
     return sum_present(linear_flops(q, tokens), attention_flops(q, tokens, q.kv_position))
 
 
+def stages(q):
+    """Pipeline stages of the replica: as given, at most its devices."""
+    return minimum(q.pipeline, q.replica_devices)
+
+
+def in_flight(q, sequences):
+    """Micro-batches a decode step keeps in its pipeline: a sequence each up to one per stage (a sequence's next
+    token waits for its last, so it cannot be in two stages at once)."""
+    return minimum(stages(q), sequences)
+
+
 def linear_time(q, tokens):
-    """The weight matrices of a decode step over `tokens` tokens on the replica: max(their FLOPs at the delivered
-    rate, the weights read at the delivered bandwidth)."""
-    devices = q.replica_devices
-    return roofline_time(linear_flops(q, tokens) / (q.delivered_rate * devices),
-                         weights_read(q, tokens) / (q.delivered_bandwidth * devices))
+    """The weight matrices of a decode step over `tokens` tokens (one per sequence) on the replica: max(their FLOPs
+    at the delivered rate, the weights read at the delivered bandwidth). Over P pipeline stages the sequences
+    advance in m micro-batches (m ≤ P); a step lasts P stage passes, each stage reading its weights once per
+    micro-batch, so the weights are read at the bandwidth of a stage's devices (devices / P, not all of them) and
+    the arithmetic of m micro-batches fills m of the P stages' time."""
+    devices, p = q.replica_devices, stages(q)
+    m = in_flight(q, tokens / TOKEN)
+    return roofline_time(linear_flops(q, tokens) / (q.delivered_rate * devices) * p / m,
+                         p * weights_read(q, tokens / m) / (q.delivered_bandwidth * devices))
 
 
 def attention_time(q, sequences):
     """Attention of a decode step for `sequences` sequences on the replica: max(its FLOPs at the delivered rate,
-    the KV cache read at the delivered bandwidth); absent without the model's architecture."""
+    the KV cache read at the delivered bandwidth), over pipeline stages as the matrices' arithmetic; absent
+    without the model's architecture."""
     devices = q.replica_devices
     if not q.has("kv_bytes_per_token"):
         return NA
-    return roofline_time(attention_flops(q, sequences * TOKEN, q.kv_position) / (q.delivered_rate * devices),
-                         sequences * q.kv_read_per_sequence / (q.delivered_bandwidth * devices))
+    p, m = stages(q), in_flight(q, sequences)
+    return roofline_time(attention_flops(q, sequences * TOKEN, q.kv_position) / (q.delivered_rate * devices) * p / m,
+                         sequences * q.kv_read_per_sequence / (q.delivered_bandwidth * devices) * p / m)
 
 
 def kernels_time(q, sequences):
@@ -204,22 +221,29 @@ def gen_attainable(q):
     return minimum(q.peak_rate, q.memory_bandwidth * q.intensity)
 
 
-@quantity("generate", "step_memory_time", "s", "decode step bytes at the delivered bandwidth of the replica",
+@quantity("generate", "step_memory_time", "s",
+          "decode step bytes at the delivered bandwidth of the replica (over P pipeline stages in m micro-batches: "
+          "P × the weights a micro-batch reads + the KV reads × P / m)",
           display="ms", warn="no memory bandwidth: the memory-bound decode time is not counted",
           warn_on=("memory_bandwidth",), label="Step time, memory")
 def gen_step_memory_time(q):
-    return q.step_bytes / (q.delivered_bandwidth * q.replica_devices)
+    p, m = stages(q), in_flight(q, q.batch)          # over pipeline stages as linear_time and attention_time
+    return sum_present(p * weights_read(q, q.step_tokens / m), q.kv_read_bytes * p / m) / (q.delivered_bandwidth
+                                                                                         * q.replica_devices)
 
 
-@quantity("generate", "step_compute_time", "s", "decode step FLOPs at the delivered rate of the replica",
+@quantity("generate", "step_compute_time", "s",
+          "decode step FLOPs at the delivered rate of the replica (× P / m over P pipeline stages in m micro-batches)",
           display="ms", label="Step time, compute")
 def gen_step_compute_time(q):
-    return q.step_flops / (q.delivered_rate * q.replica_devices)
+    return q.step_flops / (q.delivered_rate * q.replica_devices) * stages(q) / in_flight(q, q.batch)
 
 
 @quantity("generate", "step_linear_time", "s",
           "weight matrices of the decode step: max(2 × parameters doing arithmetic × tokens at the delivered rate, "
-          "weights read at the delivered bandwidth)", display="ms", label="Step time, weight matrices")
+          "weights read at the delivered bandwidth); over P pipeline stages, the sequences in m = min(P, batch) "
+          "micro-batches, the arithmetic × P / m and each stage's weights read once per micro-batch (P × the weights "
+          "a micro-batch reads)", display="ms", label="Step time, weight matrices")
 def gen_step_linear_time(q):
     return linear_time(q, q.step_tokens)
 
@@ -245,7 +269,7 @@ def collectives(q):
     moe = q.has("experts_per_token")
     reduces = where(q.expert_ways > 1, TP_ALL_REDUCES - 1, TP_ALL_REDUCES) if moe else TP_ALL_REDUCES
     out = [(reduces * q.layers, all_reduce_parts(q, q.tensor_parallel), token),
-           (None, point_to_point_parts(q, q.replica_devices, minimum(q.pipeline, q.replica_devices) - 1), token)]
+           (None, point_to_point_parts(q, q.replica_devices, stages(q) - 1), token)]
     if moe:
         out.append((EP_ALL_TO_ALLS * q.layers, all_to_all_parts(q, q.expert_ways), token * q.experts_per_token))
     return out

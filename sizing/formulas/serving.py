@@ -10,7 +10,7 @@ dips while a prompt is prefilled).
 from .common import (FLOP_PER_PARAM_TOKEN, REQUEST, TOKEN, all_weights_read, attention_flops, plus, roofline_time,
                      weights_read)
 from .expr import floor, maximum, minimum, Missing, sum_present, where
-from .generate import attention_time, kernels_time, linear_flops, pass_communication
+from .generate import attention_time, kernels_time, linear_flops, pass_communication, stages
 from .graph import NA, quantity
 
 
@@ -19,8 +19,9 @@ from .graph import NA, quantity
           "bandwidth = their FLOPs at the delivered rate; attention's KV reads are timed apart and add to the step)",
           label="Batch where the weight matrices turn compute-bound")
 def gen_compute_bound_batch(q):
-    # The replica's device count cancels: both sides divide by it.
-    return q.weights_bytes / q.delivered_bandwidth / (linear_flops(q, TOKEN) / q.delivered_rate)
+    # The replica's device count cancels: both sides divide by it. Over P pipeline stages (batch ≥ P) each stage
+    # reads its weights once per micro-batch: P times the weights against the same arithmetic.
+    return stages(q) * q.weights_bytes / q.delivered_bandwidth / (linear_flops(q, TOKEN) / q.delivered_rate)
 
 
 @quantity("generate", "best_batch", "",
@@ -41,7 +42,8 @@ def gen_best_batch(q):
     seq_attention = attention_time(q, 1)
     by_compute = budget / sum_present(linear_flops(q, TOKEN) / (q.delivered_rate * devices), seq_attention,
                                       seq_prefill, seq_comm)
-    weights_time = all_weights_read(q) / (q.delivered_bandwidth * devices)   # every expert: conservative
+    weights_time = stages(q) * all_weights_read(q) / (q.delivered_bandwidth * devices)   # every expert: conservative;
+    # over P pipeline stages (a batch of P at least) each stage reads its weights once per micro-batch
     if not q.has("kv_bytes_per_token"):
         return where(weights_time <= budget, floor(by_compute), 0)
     by_bandwidth = (budget - weights_time) / sum_present(seq_attention, seq_prefill, seq_comm)
@@ -73,10 +75,15 @@ def prefill_work(q, sequences):
 
 
 def prefill_pass(q, flops, sequences):
+    """Prefill of `sequences` prompts together: max(FLOPs at the delivered rate, weights at the bandwidth) on the
+    replica + fixed overheads + communication. Over P pipeline stages each prompt passes the stages one after the
+    other while the next prompts follow it: (sequences + P − 1) / sequences of the time on all devices (one prompt:
+    P times, its stages waiting on each other)."""
     devices = q.replica_devices
     tokens = sequences * q.input_tokens
     return plus(roofline_time(flops / (q.delivered_rate * devices),
-                              weights_read(q, tokens) / (q.delivered_bandwidth * devices)),
+                              weights_read(q, tokens) / (q.delivered_bandwidth * devices))
+                * (sequences + stages(q) - 1) / sequences,
                 q.step_overhead_time, pass_communication(q, tokens))
 
 
