@@ -68,7 +68,7 @@ CODES = {
     "budget-not-applicable": "a budget the decided workload has no figure for (monthly for training, total for serving)",
     "currency-mismatch": "an amount in another currency than the scenario's (or a USD catalog price in another)",
     "final-needs-owner": "status: final without an owner to sign the decision",
-    "over-context": "input and output tokens beyond the model's context length (a warning)",
+    "over-context": "input and output tokens (less the last output token) beyond the model's context length (a warning)",
     "low-utilisation": "a planned maximum utilisation under 10 %, likelier a slip (0.8 % for 80 %) than a plan "
                        "(a warning)",
     "unused-field": "a field the entity's other fields make ignored: a LoRA share on a full training run, a "
@@ -93,6 +93,9 @@ CODES = {
     "beyond-domain": "devices working together span more than one scale-up domain, but the device has no network "
                      "figure: collectives between domains are counted at the scale-up rate (a warning)",
     "nothing-compared": "`compare` lists no device: no workload is evaluated",
+    "does-not-fit": "without a `decision`, a workload that does not fit a compared device in memory: its speeds and "
+                    "costs are printed for a replica that cannot run (a warning; with a decision the option is not "
+                    "ranked and says why)",
     "range-unused": "an uncertainty range on an input no compared workload reads (a warning)",
     "range-excludes-value": "an uncertainty range that does not contain the scenario's own value (a warning)",
 }

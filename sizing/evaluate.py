@@ -186,7 +186,7 @@ def evaluate_once(scn: Scenario) -> Results:
     env = run(pairs, binder.values())
     for p in pairs:
         p.values = {x.d.id: scalar(env[x.key]) for x in p.present()}
-    problems = warnings(scn, pairs, binder.blanks)
+    problems = warnings(scn, pairs, binder.blanks) + ([] if scn.decisions else unfitting(scn, pairs))
     for dec in scn.decisions:
         for field_name, role in BUDGETS:
             binder.add(role, dec, f"budget.{field_name}")
@@ -293,6 +293,25 @@ def warnings(scn: Scenario, pairs: list[Pair], blanks: dict[str, Input]) -> list
             out.append(Problem(scn.file, d.line, d.col, f"devices.{d.id}", f"{UNPOWERED} (workload {w.id})",
                                "warning", code="missing-input"))
     return sorted(out)
+
+
+def unfitting(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
+    """Without a decision to rank them, a workload that does not fit a device is a warning: its speeds and costs are
+    printed for a replica that cannot run (an engineer checking published runs read them, 'fits: no' one row among
+    sixty)."""
+    out = []
+    for p in pairs:
+        w = scn.workloads.get(p.workload)          # a benchmark record's pair is none of the scenario's workloads
+        if w is None or p.values.get("fits") is not False or w.alternative_of:
+            continue
+        need = p.values.get("devices_to_fit")
+        hint = f"; {need:,.0f} devices or more hold it (`devices` on the workload)" if isinstance(need, (int, float)) and \
+            math.isfinite(need) and need > 0 and p.kind != "train" else ""
+        what = "its duration and cost are for a run that cannot take place" if p.kind == "train" else \
+            "its speeds and costs are for a replica that cannot run"
+        out.append(Problem(scn.file, w.line, w.col, f"workloads.{w.id}", f"does not fit device {p.device} in memory: "
+                           f"{what}{hint}", "warning", code="does-not-fit"))
+    return out
 
 
 def beyond_domain(w: Entity, d: Entity, p: Pair) -> str | None:

@@ -28,6 +28,13 @@ def results(name: str):
     return results_of(name)
 
 
+@lru_cache(maxsize=None)
+def as_stated(name: str):
+    """A shipped scenario evaluated at the batches it states (no batch searched)."""
+    from sizing.scenario import load_scenario
+    return evaluate(load_scenario(Path(__file__).parent.parent / "scenarios" / f"{name}.yaml")[0], search=False)
+
+
 # -- number formats ----------------------------------------------------------------------------------------
 def test_a_row_of_values_reads_in_one_unit_with_fixed_decimals():
     assert aligned([188e-6, 0.064], "s", "ms") == ["0.19 ms", "64.00 ms"]           # not '188 µs' beside '64 ms'
@@ -254,7 +261,7 @@ def test_the_sign_off_block_and_provenance_say_who_and_when():
 
 def test_a_lead_the_medians_reverse_says_the_runner_up_would_be_cheaper(monkeypatch):
     from sizing.narrative import margin, memo
-    moe = results("moe-mixtral-serving")
+    moe = as_stated("moe-mixtral-serving")    # the batch as stated: on demand first (at batch 64 all month ties it)
     second = margin.runner_up(moe.decision)
     monkeypatch.setattr(margin, "own_runs", lambda r, dec, o: [0.5] * 3 if o.device == "mi300x" else [1.0] * 3)
     words = memo.margin_words(moe, moe.decision)
@@ -287,7 +294,7 @@ def test_a_service_recommended_names_the_cheapest_option_without_it(name, varian
 
 
 def test_two_devices_of_one_name_are_told_apart_by_their_ids_and_the_one_replica_minimum_is_said():
-    r = results("moe-mixtral-serving")                   # h100 and h100-pair are both an H100 SXM5 80GB
+    r = as_stated("moe-mixtral-serving")                 # h100 and h100-pair are both an H100 SXM5 80GB
     from sizing.narrative.memo import option_words
     from sizing.narrative.money import cost_sentence
     names = {o.device: option_words(r, o, short=True) for o in r.decision.options if o.variant != "api"}

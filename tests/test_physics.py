@@ -262,8 +262,13 @@ def test_a_request_beyond_the_context_is_a_located_warning():
     text = (f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n"
             "  w: {kind: generate, model: dense, input_tokens: 8000, output_tokens: 500}\n")
     (line,) = [p for p in problems_of(text) if "context" in p]
-    assert line.startswith("s.yaml:") and ": warning: workloads.w: 8,500 tokens per sequence exceed the context " \
+    assert line.startswith("s.yaml:") and ": warning: workloads.w: 8,499 tokens per sequence exceed the context " \
         "length of model 'dense' (8,192)" in line
+    # the last output token is never read back: a whole-context prompt and one output token (how TensorRT-LLM
+    # measures time to first token) fit; a second output token does not
+    fits = text.replace("input_tokens: 8000, output_tokens: 500", "input_tokens: 8192, output_tokens: 1")
+    assert not [p for p in problems_of(fits) if "context" in p]
+    assert [p for p in problems_of(fits.replace("output_tokens: 1", "output_tokens: 2")) if "context" in p]
     alt = text.replace("output_tokens: 500}", "output_tokens: 500, alternatives: {fp8: {precision: fp8}}}")
     assert len([p for p in problems_of(alt) if "context" in p]) == 1          # once, not again for the alternative
 
@@ -377,3 +382,18 @@ workloads:
     assert share[("fp8", "family")] == pytest.approx(family_figure("gpu", "efficiency_8bit"))
     assert share[("bf16", "family")] == pytest.approx(family_figure("gpu", "efficiency"))
     assert r.inputs["device.family.efficiency_8bit"].value.source.startswith("default for a gpu (8-bit arithmetic)")
+
+
+def test_without_a_decision_a_workload_that_does_not_fit_is_a_located_warning():
+    """An engineer checking published runs read throughputs of a replica that could not run: 'fits: no' was one row
+    among sixty and the problems listed only a missing price."""
+    text = (f"sizing: 1\nname: p\ndevices:\n{DEVICE}models:\n{MODEL}workloads:\n"
+            "  w: {kind: generate, model: dense, precision: bf16, batch: 1, input_tokens: 100, output_tokens: 10}\n")
+    small = text.replace("memory: 100 GB", "memory: 10 GB")
+    (line,) = [p for p in problems_of(small) if "does not fit" in p]
+    assert line.startswith(f"s.yaml:{small.count(chr(10))}:3: warning: workloads.w: does not fit device acc in memory: its speeds and "
+                           "costs are for a replica that cannot run; 3 devices or more hold it (`devices` on the "
+                           "workload)")
+    assert not [p for p in problems_of(text) if "does not fit" in p]
+    decided = small + "decision: {objective: tokens_per_s}\n"
+    assert not [p for p in problems_of(decided) if "does not fit" in p]          # the decision says why instead

@@ -469,6 +469,10 @@ def test_page_one_says_how_sure_with_the_engines_shares():
     assert re.search(r"costs on average \$[\d,]{3,}/month more", first)    # a sampled average: no cents on $100s
     # the shortfall where it is behind, times how often, is the average over the cases where it qualifies
     assert s.behind_regret * s.behind == pytest.approx(s.expected_regret * best.meets_probability)
+    # the shares add up: 80 % cheapest, 11 % missing a target, 7 % behind, and the 1 % it ties (a signer's sum)
+    tied = best.meets_probability - best.win_probability - s.behind
+    assert share(tied) == "1 %" and share(best.win_probability) == "80 %" and share(s.behind) == "7 %"
+    assert "In 1 % of the cases it ties another option at the same cost, counted to the one listed first." in first
     assert "What moves the decision most, as the rank correlation of each input with how much cheaper Instinct " \
            "MI300X (batch 21) on demand is than the next best option" in first and "inputs grouped as nvidia-prices (moving together)" in first
     assert "What would change it (each assumption moved 25 %" not in first   # the ranges replace the tornado

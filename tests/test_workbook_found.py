@@ -93,3 +93,34 @@ def test_an_input_out_of_range_is_not_read_as_a_batch_moved_off_its_rule(chat, r
     """A negative MI300X price: the block said 'an edit moved a found batch off its rule'; it is not judged."""
     status, rows = edited(chat, recalc, tmp_path, "dev.mi300x.price", -1.85)
     assert status == UNJUDGED and rows.pop("master") == ("FAILED: see Checks", ATTENTION + UNJUDGED)
+
+
+def edits_line(path) -> tuple:
+    ws = openpyxl.load_workbook(path, data_only=True)["Summary"]
+    return ws["A4"].value, ws["B4"].value, ws["C4"].value
+
+
+def test_an_edit_that_keeps_the_rule_still_says_the_batches_were_found_for_the_inputs_as_built(chat, recalc,
+                                                                                             tmp_path):
+    """A finance reviewer wrote off the devices over 5 years instead of 3: every found batch kept its rule and the
+    Summary said so ('OK'), while sizing, run on the edited scenario, bought another batch. The Summary counts the
+    inputs edited since built and says what that means (the block's rule still holds: it says so); the Inputs row
+    shows the value as built beside the edited one."""
+    from sizing.render.workbook.summary import AS_BUILT
+    assert edits_line(chat) == ("inputs edited since built", 0, AS_BUILT)
+    assert edits_line(recalc([chat])[0]) == ("inputs edited since built", 0, AS_BUILT)
+    status, rows = edited(chat, recalc, tmp_path, "dev.h100.costs.amortisation", 5)
+    assert status == HOLDS and rows.pop("master") in (("OK", None), ("OK", ""))
+    assert all(r["still by its rule"] == 1 for r in rows.values())
+    got = tmp_path / "edited.xlsx"
+    (again,) = recalc([got])
+    label, count, words = edits_line(again)
+    assert count == 1 and words.startswith("see Inputs, the last column. Every figure follows the edits, but batches "
+                                           "sizing found and automatic alternatives were searched for the inputs as "
+                                           "built: run sizing pull, then sizing build")
+    ws = openpyxl.load_workbook(again, data_only=True)["Inputs"]
+    (row,) = [c.row for c in ws["G"] if c.value == "dev.h100.costs.amortisation"]
+    head = [c.value for c in ws[4]]
+    built, flag = head.index("as built: the scenario's value, for comparison"), head.index("edited since built")
+    assert (ws.cell(row, 2).value, ws.cell(row, built + 1).value, ws.cell(row, flag + 1).value) == (5, 3, True)
+    assert sum(1 for c in ws.iter_rows(min_row=5, min_col=flag + 1, max_col=flag + 1) if c[0].value == 1) == 1

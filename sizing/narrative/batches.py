@@ -39,10 +39,12 @@ def found_words(r: Results, wid: str, also: str = "") -> str:
     kind = next((p.kind for p in r.pairs if p.workload == wid), "")
     on = "; ".join(f"batch {w.get('batch')} on the {' and the '.join(slower(r, d, kind) for d in w.found)}"
                    for w in found)
+    held = any({v for x, v in w.found_as if x == d} == {"fleet"} for w in found for d in w.found)
+    floor = ", or, where renting on demand is its best, holds its devices all month for no more" if held else ""
     return (f"The scenario states batch {stated}{also}; sizing also ranks a device at the batch that costs it least "
             f"where that saves 5 % or more and leaves a tenth of each latency target to spare, or meets each at the "
-            f"median speed of the device's published runs where they ran slower (3 runs at least) (found by sizing): "
-            f"{on}.")
+            f"median speed of the device's published runs where they ran slower (3 runs at least){floor} (found by "
+            f"sizing): {on}.")
 
 
 def slower(r: Results, did: str, kind: str) -> str:
@@ -54,8 +56,11 @@ def slower(r: Results, did: str, kind: str) -> str:
 
 
 def short(r: Results, did: str) -> str:
+    """A device's name; with its id where another compared device has the same name ('H100 SXM5 80GB (h100-pair)')."""
     d = r.scenario.devices[did]
-    return d.get("name") or did
+    name = d.get("name") or did
+    twins = [x for x in r.scenario.compare if x != did and (r.scenario.devices[x].get("name") or x) == name]
+    return f"{name} ({did})" if twins else name
 
 
 def batch_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:

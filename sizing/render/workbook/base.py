@@ -278,6 +278,7 @@ class Book:
         self.error_cell: Cell | None = None      # the Checks cell counting error values (filled last)
         self.master: Cell | None = None
         self.reconciled: list = []          # (decision, the Summary range that reconciles its money, whether it does)
+        self.edited = "0"             # the formula counting the Inputs rows edited since built (inputs_sheet)
         self.found_status: list[tuple[str, str]] = []   # Summary's cells saying whether the batches sizing found
         #                                                 keep their rule, and what they say as built
         self.serving: list[str] = []        # Summary's columns for serving options (with the draws' share, if drawn)

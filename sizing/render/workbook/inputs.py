@@ -13,10 +13,10 @@ from ...formulas.expr import nothing
 
 from . import fleet, parts
 
-from .base import (Align, Book, Cell, ENTITY_ORDER, Sheet, blank_shown, by_workload, exact_format, header, qkey,
+from .base import (BOOLEAN, Align, Book, Cell, ENTITY_ORDER, Sheet, blank_shown, by_workload, exact_format, header, qkey,
                    input_shown, number_format, put, put_text, rule_of, validation, widths)
 from ..format import Shown, display_unit
-from .sheet import coordinate
+from .sheet import column_letter, coordinate
 from .uncertainty import range_words
 
 
@@ -27,12 +27,13 @@ def inputs_sheet(b: Book, ws: Sheet) -> None:
                        "has the same cost cells: a blank price or purchase means not offered that way, any other "
                        "blank cost cell reads as the default its source column names", "sizing note")
     ranged = range_words(b)
+    built = 11 if ranged else 10            # the value as built, then whether it was edited since
     header(ws, 4, ["field", "value", "unit", "x factor", "base value", "base unit", "name", "meaning", "source"]
            + (["uncertainty range: text from the scenario for the Uncertainty sheet; no formula reads it, and it does "
-              "not follow an edited value (run sizing again)"] if ranged else []))
-    if ranged:
-        ws.cell(4, 10).align = Align(vertical="top", wrap=True)
-        ws.heights[4] = 30
+              "not follow an edited value (run sizing again)"] if ranged else []) + list(BUILT))
+    for col in [10] * bool(ranged) + [built, built + 1]:
+        ws.cell(4, col).align = Align(vertical="top", wrap=True)
+    ws.heights[4] = 30
     row, rules = 5, {}
     groups: dict[tuple[str, str], list[Input]] = {}
     for inp in [*b.r.inputs.values(), *b.r.blanks.values()]:      # a device's blank cost cells after its figures
@@ -44,20 +45,24 @@ def inputs_sheet(b: Book, ws: Sheet) -> None:
         put_text(ws, row, 1, title + (f": {name}" if name else ""), "sizing section")
         row += 1
         for inp in inputs:
-            input_row(b, ws, row, inp, rules)
+            if input_row(b, ws, row, inp, rules):
+                edited_cells(ws, row, built, inp)
             if inp.key in ranged:
                 put_text(ws, row, 10, ranged[inp.key], "sizing note")
             row += 1
         row += 1
     ws.validations += [v for v in rules.values() if v is not None]
+    b.edited = f"COUNTIF(Inputs!{column_letter(built + 1)}5:{column_letter(built + 1)}{row},TRUE)"
+    ws.condition(f"{column_letter(built + 1)}5:{column_letter(built + 1)}{row}", type="cell", criteria="==",
+                 value="TRUE", fill=EDITED_FILL)
     widths(ws, {"A": 26, "B": 14, "C": 11, "D": 13, "E": 16, "F": 10, "G": 30, "H": 40, "I": 48}
-           | ({"J": 60} if ranged else {}))
+           | ({"J": 60} if ranged else {}) | {column_letter(built): 14, column_letter(built + 1): 10})
     for cell in [c for (_, col), c in ws.cells.items() if col == 9]:     # long sources wrap, not run off the page
         if isinstance(cell.value, str) and len(cell.value) > SOURCE_CHARS:
             cell.align = Align(wrap=True, vertical="top")
             ws.heights[cell.row] = 13 * math.ceil(len(cell.value) / SOURCE_CHARS)
     ws.freeze = "B5"
-    ws.print_area = f"A1:{'J' if ranged else 'I'}{row}"
+    ws.print_area = f"A1:{column_letter(built + 1)}{row}"
     ws.repeat_rows = (4, 4)
 
 
@@ -68,7 +73,21 @@ BLANK_FORMATS = {"%": "0.0##%", "": "0.0#", "USD": "#,##0", "USD/hour": "#,##0.0
 SOURCE_CHARS = 52          # characters of a source per line in the Inputs sheet's last column
 
 
-def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
+BUILT = ("as built: the scenario's value, for comparison", "edited since built")
+EDITED_FILL = "FFEB9C"          # the input cells' yellow, darker: an edited row stands out
+
+
+def edited_cells(ws: Sheet, row: int, col: int, inp: Input) -> None:
+    """The value as built (blank where the scenario leaves it out) and whether the value cell differs from it now:
+    the Summary counts the edited rows, so a reader knows the figures are no longer sizing's own."""
+    typed = ws.cell(row, 2)
+    if typed.value is not None:
+        put(ws, row, col, typed.value, typed.fmt)
+    put(ws, row, col + 1, f"=B{row}<>{column_letter(col)}{row}", BOOLEAN, value_of=False)
+
+
+def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> bool:
+    """One input's row; whether its value cell is typed (not a formula following another input's cell)."""
     blank = inp.key in b.r.blanks
     value, shown = (None, blank_shown(inp)) if blank else input_shown(inp)
     base = Shown("", 1.0, shown.percent)
@@ -101,12 +120,13 @@ def input_row(b: Book, ws: Sheet, row: int, inp: Input, rules: dict) -> None:
     put_text(ws, row, 8, F.INPUTS[inp.role].description)
     put_text(ws, row, 9, f"follows {b.names[follows]}" if follows else inp.value.source)
     if follows:
-        return
+        return False
     rule = rule_of(inp)
     if rule not in rules:
         rules[rule] = validation(rule)
     if rules[rule] is not None:
         rules[rule].add(f"B{row}")
+    return True
 
 
 def whole_servers_cell(b: Book, inp: Input) -> str | None:

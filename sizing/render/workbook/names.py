@@ -12,6 +12,7 @@ MASTER = "master_check"
 CONSTANT, UNIT = "k", "u"        # prefixes of the named constants and of the display units' factors
 REQUIREMENTS_MET = "requirements_met"
 INPUTS_IN_RANGE = "inputs_in_range"     # every input within its range: what a recommendation may be read from
+INPUTS_EDITED = "inputs_edited"         # how many inputs differ from the scenario as built
 RECOMMENDATION = "decision.recommendation"
 ENTITY_PREFIX = {"device": "dev", "model": "model", "workload": "wl", "benchmark": "rec"}
 
@@ -55,7 +56,7 @@ def assign_names(keys: Iterable[str], reserved: Iterable[str] = ()) -> dict[str,
 def names_of(r: Results) -> dict[str, str]:
     """The defined name of every input key and every quantity key of the results."""
     keys = list(r.inputs) + list(r.blanks) + [x.key for p in r.pairs for x in p.cells()]
-    reserved = [MASTER, REQUIREMENTS_MET, INPUTS_IN_RANGE, RECOMMENDATION] + [f"{CONSTANT}.{n}" for n in F.NAMED]
+    reserved = [MASTER, REQUIREMENTS_MET, INPUTS_IN_RANGE, INPUTS_EDITED, RECOMMENDATION] + [f"{CONSTANT}.{n}" for n in F.NAMED]
     return assign_names(keys, reserved=reserved)
 
 

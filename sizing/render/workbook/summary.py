@@ -16,7 +16,7 @@ from .base import (BOOLEAN, PER, Align, Book, MASTER, Sheet, header, money, opti
                    widths)
 from .checks import colour_booleans
 from .found import ATTENTION, HOLDS, found_rows
-from .names import recommendation_name
+from .names import INPUTS_EDITED, recommendation_name
 from .sheet import CHECK_BAD, column_letter
 
 TOLERANCE = constant("tolerance", 1e-9, "", "relative difference two ways of computing one amount may show")
@@ -54,6 +54,9 @@ RUN_SPELLED = {"own": "own (bought: run's write-off share)", "rent": "rent (for 
 
 
 OK, FAILED = "OK", "FAILED: see Checks"
+AS_BUILT = "none: every figure is sizing's own for the scenario"
+EDITED = ("see Inputs, the last column. Every figure follows the edits, but batches sizing found and automatic "
+          "alternatives were searched for the inputs as built: run sizing pull, then sizing build, to search again")
 
 
 def summary_sheet(b: Book, ws: Sheet) -> None:
@@ -63,6 +66,10 @@ def summary_sheet(b: Book, ws: Sheet) -> None:
     put_text(ws, 2, 1, f"amounts in {currency.code()}, the scenario's currency; nothing is converted", "sizing note")
     put_text(ws, 3, 1, "master check")
     put(ws, 3, 2, f'=IF({MASTER},"{OK}","{FAILED}")').bold = True      # its value is known once Checks is done
+    put_text(ws, 4, 1, "inputs edited since built")
+    b.define(INPUTS_EDITED, put(ws, 4, 2, f"={b.edited}", "0", value_of=0))
+    put(ws, 4, 3, f'=IF({INPUTS_EDITED}=0,"{AS_BUILT}","{EDITED}")', value_of=AS_BUILT)
+    ws.condition("B4", type="cell", criteria=">", value="0", fill=CHECK_BAD)
     row = 5
     if not b.r.decisions:
         put_text(ws, row, 1, "no decision: no workload computes the objective", "sizing note")
