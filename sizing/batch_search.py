@@ -122,9 +122,12 @@ def search(r: Results, dec: Decision, spare: bool = False) -> list[Hint]:
         held = runs_on[device]                      # a new user's 70B embedder held by 2 H100s met its target only at
         mine = [o for o in dec.options if o.workload in held and o.device == device    # batch 1: searched there too
                 and o.variant in VARIANTS]
+        own_batches = batch_alternatives(r, dec.workload, device)      # the scenario's own, a snippet pasted
         standing = [o for o in dec.options if o.device == device and o.variant in VARIANTS and o.passes
-                    and o.value is not None and (o.workload in held or o.workload in batch_of)]
+                    and o.value is not None and (o.workload in held or o.workload in batch_of
+                                                 or o.workload in own_batches)]
         now = min(standing, key=lambda o: o.value, default=None)
+        ranked_at = {**batch_of, **own_batches}.get(now.workload, 0) if now is not None else 0
         best = held_all_month = None
         for b, (d, cells) in zip(tried, runs):
             if d is None or b in ranked[device]:
@@ -139,7 +142,7 @@ def search(r: Results, dec: Decision, spare: bool = False) -> list[Hint]:
             for o in mine:
                 x = there.get(o.id)
                 hint = Hint(o, b, x.value, stated, now.value if now is not None else None, tights[o.workload],
-                            batch_of.get(now.workload, 0) if now is not None else 0, saving) if x is not None else None
+                            ranked_at, saving) if x is not None else None
                 if hint is not None and (best is None or x.value < best.value):
                     best = hint
                 if hint is not None and o.variant == "fleet" and "fleet" in saving and \
@@ -223,13 +226,22 @@ def close_words(r: Results, wid: str, value_of: Callable[[str], Any], spare: flo
 
 
 def ranked_batches(r: Results, wid: str, device: str | None = None) -> set[int]:
-    """The batches the workload's alternatives already rank (those that change its batch and nothing else), on
-    `device` where one is given (a batch sizing found is ranked on the devices it was found for)."""
-    out = set()
+    """The batches the workload's alternatives already rank (those that change its batch and nothing else, or, on
+    `device`, its batch and that device's count, as the snippet sizing prints for a batch on the devices that hold
+    the model: a new user pasted `{b4: {batch: 4, devices: {mi300x: 8}}}` and was told to add it again), on `device`
+    where one is given (a batch sizing found is ranked on the devices it was found for)."""
+    return set(batch_alternatives(r, wid, device).values())
+
+
+def batch_alternatives(r: Results, wid: str, device: str | None = None) -> dict[str, int]:
+    """The alternatives ranked_batches counts, by workload id, with their batch."""
+    out = {}
+    counts = {"devices", f"devices.{device}"} if device else set()
     for w in alternatives.of(r.scenario.workloads, wid):
         given = {k: v for k, v in alternatives.given_by(r.scenario.workloads, w).items() if k != "title"}
-        if set(given) == {"batch"} and (device is None or alternatives.ranked_on(w, device)):
-            out.add(int(float(given["batch"].value)))
+        if "batch" in given and set(given) - {"batch"} <= counts and \
+                (device is None or alternatives.ranked_on(w, device)):
+            out[w.id] = int(float(given["batch"].value))
     return out
 
 

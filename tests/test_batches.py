@@ -323,3 +323,37 @@ def test_a_batch_is_searched_on_the_devices_that_hold_the_model_too():
     assert tight.decision.best is None
     assert batch_words(tight, tight.decision).endswith("To rank one, add it as an alternative of the workload: "
                                                        "alternatives: {b1: {batch: 1, devices: {h100: 2}}}.")
+
+
+C405 = """\
+sizing: 1
+name: c405
+devices:
+  mi300x: {from: amd-mi300x, price: 2.70 USD/hour}
+workloads:
+  code:
+    kind: generate
+    model: llama-3.1-405b
+    precision: bf16
+    batch: 16
+    input_tokens: 6000
+    output_tokens: 400
+    traffic: {peak: 3 request/s, utilisation: 15 %}
+    targets: {per_token_p95: 50 ms, ttft_p95: 2 s}
+compare: [mi300x]
+decision: {objective: monthly_cost, require: [fits_memory, meets_targets]}
+"""
+
+
+def test_a_batch_the_scenario_ranks_with_its_devices_is_not_suggested_again():
+    """A new user pasted the snippet sizing printed, `{b4: {batch: 4, devices: {mi300x: 8}}}`, and was told again to
+    add it (and, once it counted, to add batch 2, dearer than the batch 4 then ranked): an alternative setting the
+    batch and the device's count ranks that batch there, and the device's best counts it."""
+    from sizing.batch_search import ranked_batches
+    r = evaluate(load_scenario_bytes(C405.encode(), "c405.yaml")[0])
+    assert batch_words(r, r.decision).endswith("To rank one, add it as an alternative of the workload: alternatives: "
+                                               "{b4: {batch: 4, devices: {mi300x: 8}}}.")
+    pasted = C405.replace("    batch: 16\n", "    batch: 16\n    alternatives: {b4: {batch: 4, devices: {mi300x: 8}}}\n")
+    again = evaluate(load_scenario_bytes(pasted.encode(), "pasted.yaml")[0])
+    assert 4 in ranked_batches(again, "code", "mi300x") and again.decision.best.workload == "code-b4"
+    assert batch_hints(again, again.decision) == [] and "To rank one" not in batch_words(again, again.decision)

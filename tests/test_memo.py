@@ -97,8 +97,8 @@ def test_the_margin_is_stated_and_a_small_one_called_a_close_call():
         # the recommendation is rented by the hour: the MI300X price up to which it stays the cheaper is today's
         # price times the factor (a procurement signer worked it out by hand)
         price = r.inputs["device.mi300x.price"].value.value
-        assert (f"; it stays the cheaper up to {money_text(price * lead * 3600)}/hour per Instinct MI300X (today "
-                f"{money_text(price * 3600)}/hour), the rest as assumed." in words)
+        assert (f"; it stays the cheaper up to {money_text(price * lead * 3600)}/hour per Instinct MI300X (the "
+                f"scenario's {money_text(price * 3600)}/hour), the rest as assumed." in words)
         # each rented on demand as traffic needs: the replicas the average keeps busy at the device's median speed
         # (one at least) plus the spare, by hand from the engine's figures at the predicted speed
         def at_median(o, speed):
@@ -465,7 +465,7 @@ def test_a_runner_up_on_the_same_device_is_followed_by_the_best_on_another():
     assert words.endswith(f" Best on another device: H100 SXM5 80GB (method lora, trainable 1 %) at "
                           f"{money_text(other.value)}; the recommendation costs {money_text(shown[1] - shown[0])} "
                           f"less (that option costs {other.value / best.value:.2f}x as much); it stays the "
-                          f"cheaper up to $3.16/hour per Instinct MI300X (today $1.85/hour), the rest as assumed.")
+                          f"cheaper up to $3.16/hour per Instinct MI300X (the scenario's $1.85/hour), the rest as assumed.")
     assert "so the lead does not rest on it. Best on another device" in words
     # the runner-up, the workload as written, is named by what the recommended alternative changes (a signer could
     # not tell it was the full fine-tune)
@@ -620,3 +620,51 @@ def test_the_tornado_speaks_of_red_notes_only_where_it_draws_them():
                                                                   "platform-two-services")) if s and s.flips]
     assert flipped and all(s.chart.caption.endswith("; a red note names the option recommended instead.")
                            for s in flipped)
+
+
+def test_an_end_of_the_range_at_the_figure_as_stated_is_said_so():
+    """A procurement officer read 'to $3,471/month (with the peak traffic 25 % higher)' of the hosted API's figure as
+    stated, which peak traffic does not move: an end no move that keeps the choice goes past is the figure as
+    stated, and says so."""
+    from sizing.render.report.sensitivity import sensitivity
+    r = results("capacity-chat-8b")
+    spread = sensitivity(r, 0).spread
+    stated = f"${r.decision.best.value:,.0f}/month"
+    assert spread.endswith(f"to {stated}, its figure as stated (no move that keeps it goes higher).")
+    assert "(with the peak traffic" not in spread
+
+
+NO_FLEET = """\
+sizing: 1
+name: api-only
+devices:
+  h100: {from: nvidia-h100-sxm5-80gb, price: 2.50 USD/hour}
+workloads:
+  code:
+    kind: generate
+    model: llama-3.1-70b
+    precision: bf16
+    devices: 4
+    batch: 16
+    input_tokens: 6000
+    output_tokens: 400
+    traffic: {peak: 3 request/s, utilisation: 15 %}
+    targets: {per_token_p95: 20 ms, ttft_p95: 2 s}
+    api: {input_price: 3.00 USD/Mtoken, output_price: 3.00 USD/Mtoken, ttft_p95: 1.5 s, per_token_p95: 15 ms}
+compare: [h100]
+decision: {objective: monthly_cost, require: [fits_memory, meets_targets]}
+"""
+
+
+def test_a_hosted_api_recommended_where_no_fleet_qualifies_is_not_said_to_cost_less():
+    """A new user read 'paying the hosted API per token costs less than running any fleet' where no fleet met the
+    targets, and 'the same device, paid the same way' of an API: page one says no option on devices qualifies, and
+    names the API as what stays recommended."""
+    from sizing.scenario import load_scenario_bytes
+    from sizing.render.report.page_one import decision_summary
+    r = evaluate(load_scenario_bytes(NO_FLEET.encode(), "api.yaml")[0])
+    assert r.decision.best.variant == "api" and not [o for o in r.decision.options if o.passes and o.variant != "api"]
+    d = decision_summary(r, 0, date(2026, 12, 8))
+    assert d.reason.startswith("No option on devices meets every requirement (the options table says what each "
+                               "fails); the hosted API is the only one that does")
+    assert d.device_name == ""              # the template then says 'the hosted API is recommended ... its cost moves'

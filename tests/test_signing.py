@@ -34,9 +34,10 @@ def test_a_tie_broken_the_other_way_is_one_clause_not_a_list_of_changes():
     assert len(s.flips) == 1 and not s.more_flips
     (clause,) = s.flips
     assert clause.startswith("the Instinct MI300X memory-bandwidth efficiency 25 % higher and 8 more: only Instinct "
-                             "MI300X (precision bf16, batch 16, as stated) instead, at the same cost on the same "
-                             "devices, paid the same way: the same purchase")    # its own precision and batch beside
-    # the FP8 alternative's (a procurement reviewer could not read 'paid alike (a tie broken the other way, ...)')
+                             "MI300X (precision bf16) instead, at the same cost on the same devices, paid the same "
+                             "way: the same purchase")    # its own precision beside the FP8 alternative's (a
+    # procurement reviewer could not read 'paid alike (a tie broken the other way, ...)'); no batch is found beside
+    # the scenario's own b32, which the MI300X's best counts, so none is named
     # the table still lists each move
     fp8 = option_words(r, r.decision.best, short=True)      # as the options table names it, not 'mi300x, fp8'
     assert fp8.startswith("Instinct MI300X (precision fp8")

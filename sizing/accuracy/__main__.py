@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 from . import __doc__ as DOC
-from ..catalog import HERE
+from ..catalog import HERE, independent
 from .table import RECORDS_NOTE, markdown, rows, speeds
 
 
@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.readme:
         path, table = Path(args.readme), rows()
-        path.write_text(with_tables(path.read_text(), markdown(table)))
+        path.write_text(with_tables(path.read_text(), markdown(table, rows(records=independent()))))
         (HERE / "accuracy.yaml").write_text(speeds(table))
         print(f"wrote {path} and {HERE / 'accuracy.yaml'}")
         return
@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> None:
         for fam, f in figs.items():
             print(fam, {n: round(v, 6) for n, v in f.items()})
         return
-    print(markdown(rows()))
+    print(markdown(rows(), rows(records=independent())))
 
 
 def with_tables(text: str, table: str) -> str:

@@ -35,10 +35,11 @@ class Row:
         return None if r is None else (r if self.time else 1 / r)
 
 
-def rows(fields_of=None) -> list[Row]:
-    """Every record predicted at the defaults (or with `fields_of(record)` set on its device)."""
-    records = measurements()
-    out = held_out(records)
+def rows(fields_of=None, records: list[dict] | None = None) -> list[Row]:
+    """Every record predicted at the defaults (or with `fields_of(record)` set on its device); `records`: others than
+    the calibration's (the independent ones, none of them held out: none was ever a default's evidence)."""
+    out = held_out(measurements()) if records is None else set()
+    records = measurements() if records is None else records
     table = []
     for r in records:
         skip = skipped(r)
@@ -108,10 +109,27 @@ def summary_table(first: str, rows: list[Summary], words: dict[str, str] | None 
                     f"{s.held_records} | {s.held_median:.2f} | {s.held_worst:.2f} |" for s in rows]
 
 
-def markdown(table: list[Row]) -> str:
+INDEPENDENT = ("Independent check: published runs a reviewer who had not seen the code found after the defaults "
+               "were chosen (`sizing/catalog/independent.yaml`); none informs a default or a report's risk line")
+
+
+def independent_table(table: list[Row]) -> list[str]:
+    """The independent records' spread per category and over all of them."""
+    groups = [(WORDS.get(cat, cat), [r for r in table if r.category == cat])
+              for cat in dict.fromkeys(r.category for r in table)] + [("every category", table)]
+    lines = [f"| {INDEPENDENT} | Records | Median predicted / measured speed | Worst |", "|---|---:|---:|---:|"]
+    for name, rs in groups:
+        fast = [1 / r.speed for r in rs if r.speed]
+        if fast:
+            lines.append(f"| {name} | {len(fast)} | {statistics.median(fast):.2f} | {worst(fast):.2f} |")
+    return lines
+
+
+def markdown(table: list[Row], independent: list[Row] = ()) -> str:
     lines = [*summary_table("Category", summary(table), WORDS), "",
              *summary_table("Device family (every category)", by_family(table)),
-             "", "In these two tables a speed ratio above 1 means the prediction is faster than measured (for a "
+             *(["", *independent_table(list(independent))] if independent else []),
+             "", "In these tables a speed ratio above 1 means the prediction is faster than measured (for a "
              "time, shorter), and for training memory the ratio is predicted / measured memory (above 1: the "
              "prediction asks for more than the run used); Worst is the ratio furthest from 1 either way; Held out "
              "counts the records no default was read from.", "",
@@ -119,11 +137,11 @@ def markdown(table: list[Row]) -> str:
              "shorter); Measured and Predicted are in the record's unit.", "",
              "| Record | Device | Measured | Predicted | Unit | Predicted / measured speed | Held out |",
              "|---|---|---:|---:|---|---:|---|"]
-    for r in table:
+    for r in [*table, *independent]:
         pred = figure(r.predicted) if r.predicted else f"not predicted: {r.note}"
         ratio = f"{1 / r.speed:.2f}" if r.speed else ""
         lines.append(f"| {r.id} | {r.device} | {figure(r.measured)} | {pred} | {r.unit} | {ratio} | "
-                     f"{'yes' if r.held_out else ''} |")
+                     f"{'yes' if r.held_out else 'independent' if r in independent else ''} |")
     return "\n".join(lines)
 
 

@@ -127,7 +127,7 @@ def regret_words(r: Results, dec: Decision) -> str:
                      f"option is {'better' if dec.maximise else 'cheaper'}, it {verb} on average "
                      f"{estimate(s.behind_regret, dec.unit)} {more} (over every case where it qualifies: "
                      f"{estimate(s.expected_regret, dec.unit)})")
-    tied = mine.meets_probability - mine.win_probability - s.behind if mine is not None else 0.0
+    tied = round(mine.meets_probability - mine.win_probability - s.behind, 9) if mine is not None else 0.0
     if tied >= 0.005:                   # the shares add up (a signer found 89 % − 80 % ≠ 7 %; then 1 % tied)
         parts.append(f"In {share(tied)} of the cases it ties another option at the same {objective_name(dec)}, "
                      "counted to the one listed first")

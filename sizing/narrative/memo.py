@@ -415,8 +415,8 @@ def elsewhere(r: Results, dec: Decision) -> str:
 def break_even(r: Results, dec: Decision, other: Option) -> str:
     """The hourly price up to which the recommendation stays ahead of `other` on another device, where its cost is
     its hourly price times what it uses (rented, with or without a commitment discount) and `other`'s is not:
-    '; it stays the cheaper up to $3.16/hour per Instinct MI300X (today $1.85/hour)' (a procurement reviewer asked
-    which device's price)."""
+    '; it stays the cheaper up to $3.16/hour per Instinct MI300X (the scenario's $1.85/hour)' (procurement reviewers
+    asked which device's price, and read 'today' of a price 23 months old)."""
     best = dec.best
     price = r.inputs.get(f"device.{best.device}.price")
     p = pair_of(r, dec, best)
@@ -427,7 +427,7 @@ def break_even(r: Results, dec: Decision, other: Option) -> str:
         return ""
     today = price.value.value
     return (f"; it stays the cheaper up to {human(today * other.value / best.value, 'USD/s', 'USD/hour')} per "
-            f"{short_name(r, best.device)} (today {human(today, 'USD/s', 'USD/hour')}), the rest as assumed")
+            f"{short_name(r, best.device)} (the scenario's {human(today, 'USD/s', 'USD/hour')}), the rest as assumed")
 
 
 # The decisive reason, by the dominant constraint the engine found (narrative.why's tag).
@@ -462,6 +462,9 @@ def reason(r: Results, dec: Decision, tag: str) -> str:
         return ("Traffic is below its peak most of the month, so paying by the hour for the devices it keeps busy "
                 f"costs less than holding a fleet sized for the peak; {name} does so at the {word} {objective}.")
     if tag.startswith("cost: the hosted API"):
+        if not any(o.passes for o in dec.options if o.variant != "api"):     # none priced: nothing it costs less than
+            return ("No option on devices meets every requirement (the options table says what each fails); the "
+                    "hosted API is the only one that does, at its provider's stated service level.")
         return "At this traffic, paying the hosted API per token costs less than running any fleet."
     if tag == "memory-bound":
         return (f"Generating text is limited by how fast a chip reads the model from memory, not by its arithmetic, "

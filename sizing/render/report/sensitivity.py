@@ -192,10 +192,16 @@ def held_range(r: Results, dec, moves: list[tuple[str, list[Outcome]]], fmt) -> 
     if fmt(low[0]) == fmt(high[0]):
         return ""
     always = all(o.device == best for _, out in moves for o in out if o.moved)
+    base = fmt(dec.best.value) if isinstance(dec.best.value, float) else None
+
+    def end(x: tuple, side: str) -> str:
+        """Where no move that keeps it goes further than its figure as stated, that figure, said so (a signer read
+        '$2,703/month (with the peak traffic 25 % lower)' of the figure as stated)."""
+        if fmt(x[0]) == base:
+            return f"{fmt(x[0])}, its figure as stated (no move that keeps it goes {side})"
+        return f"{fmt(x[0])} (with {moved_words(r, x[1], x[2])}{x[3]})"
     return (f"{'Across these moves' if always else 'Where it holds'}, its {objective_words(dec)} runs from "
-            f"{fmt(low[0])} (with "
-            f"{moved_words(r, low[1], low[2])}{low[3]}) to {fmt(high[0])} (with "
-            f"{moved_words(r, high[1], high[2])}{high[3]}).")
+            f"{end(low, 'lower')} to {end(high, 'higher')}.")
 
 
 def swing(base: float, outcome: list[Outcome]) -> float:
