@@ -7,6 +7,7 @@ scenario does not price: the report says what another would change and how to ra
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -129,6 +130,7 @@ def search(r: Results, dec: Decision, spare: bool = False) -> list[Hint]:
         now = min(standing, key=lambda o: o.value, default=None)
         ranked_at = {**batch_of, **own_batches}.get(now.workload, 0) if now is not None else 0
         best = held_all_month = None
+        fleet_at: dict[int, float] = {}               # the device's cheapest fleet held all month at each batch
         for b, (d, cells) in zip(tried, runs):
             if d is None or b in ranked[device]:
                 continue
@@ -145,11 +147,18 @@ def search(r: Results, dec: Decision, spare: bool = False) -> list[Hint]:
                             ranked_at, saving) if x is not None else None
                 if hint is not None and (best is None or x.value < best.value):
                     best = hint
+                if hint is not None and o.variant == "fleet":
+                    fleet_at[b] = min(fleet_at.get(b, math.inf), x.value)
                 if hint is not None and o.variant == "fleet" and "fleet" in saving and \
                         (held_all_month is None or x.value < held_all_month.value):
                     held_all_month = replace(hint, variants=("fleet",))
         if best is not None and (best.now is None or best.value < best.now * (1 - GAIN)):
             hints.append(best)
+            if spare and held_all_month is not None and held_all_month.batch != best.batch and \
+                    held_all_month.value < fleet_at.get(best.batch, math.inf) * (1 - GAIN):
+                hints.append(held_all_month)  # the batch held all month at least cost, where the cheapest batch's
+                # own fleet costs more (a finance reviewer found batch 256's 4 H100s beside batch 128's 5: the two
+                # batches tie on demand at the one-replica minimum)
         elif spare and held_all_month is not None and now is not None and now.variant != "fleet" \
                 and held_all_month.value <= now.value:
             hints.append(held_all_month)      # devices held all month for no more than the on-demand floor, which

@@ -136,7 +136,7 @@ def test_a_sweep_says_what_its_n_a_means(tmp_path):
     out = run("evaluate", str(path), "--width", "0").stdout
     sweep = out[out.index("sweep of batch for chat"):out.index("decision:")]
     assert "n/a" in sweep.split("n/a: not priced")[0]            # a batch of 4096 misses the 60 ms per token
-    assert "  n/a: not priced at that value: the option does not fit in memory or misses a response-time target " \
+    assert "  n/a: not priced at that value: the option does not fit in memory or misses a latency target " \
            "there" in sweep
     assert "n/a: not priced" not in run("evaluate", str(ROOT / "scenarios" / "moe-mixtral-serving.yaml")).stdout
 

@@ -306,7 +306,7 @@ def test_a_layout_within_five_percent_of_an_option_already_ranked_on_its_device_
 
 def test_a_training_option_that_misses_its_deadline_is_said_to_and_reads_apart_from_its_alternative():
     """A new user's 70B LoRA with tensor 2 as an alternative: page one said the as-written MI300X 'answers too slowly
-    for the response-time targets', and its sensitivity named 'Instinct MI300X' as what would replace the Instinct
+    for the latency targets', and its sensitivity named 'Instinct MI300X' as what would replace the Instinct
     MI300X (tensor 2) recommended."""
     from sizing.narrative.memo import apart_from, reason
     from sizing.narrative import why

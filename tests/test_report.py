@@ -457,7 +457,7 @@ def test_page_one_says_how_sure_with_the_engines_shares():
     stated = s.option("mi300x busy hours")                           # the scenario's own batch, 16, beside it
     assert f"misses a latency target in {share(1 - best.meets_probability)} of the simulated cases, batch 16 in " \
            f"{share(1 - stated.meets_probability)}" in " ".join(first.split())      # said in its risks
-    assert f"Instinct MI300X (batch 21) on demand misses a response-time target in " \
+    assert f"Instinct MI300X (batch 21) on demand misses a latency target in " \
            f"{share(1 - dict(best.meets)['meets_targets'])} of the cases; B200 SXM 180GB (batch 16, as stated) on " \
            f"demand meets every " \
            f"requirement in every case, at ${round(b200.value) - round(r.decision.best.value):,}/month more." in first

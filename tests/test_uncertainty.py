@@ -92,10 +92,29 @@ def test_defaults_are_ten_thousand_draws_and_seed_one():
     ("gpus.a.price: {low: 2 USD/hour, high: 3 USD/hour}", "17:5", "starts with devices, models or workloads"),
     ("devices.a.price: {low: 2 USD/hour, high: 3 USD/hour, spread: 2}", "17:58", "unknown key 'spread'"),
     ("workloads.chat.traffic.peak: {median: 0 request/s, p95: 3 request/s}", "17:43", "greater than zero"),
+    ("devices.a.price: {within: 150 %}", "17:31", "must lie between 0 % and 100 % (exclusive)"),
+    ("devices.a.price: {within: 20 %, low: 2 USD/hour}", "17:22", "{within: 20 %}"),
 ])
 def test_a_bad_range_is_a_located_error(entry, where, message):
     found = errors(BASE + f"uncertainty:\n  inputs:\n    {entry}\n")
     assert any(f"u.yaml:{where}: error: uncertainty.inputs." in e and message in e for e in found), found
+
+
+def test_a_share_either_side_of_each_stated_value_is_a_range():
+    """A new user wanted 'prices ±20 %' and had to compute each device's bounds by hand: `{within: 20 %}` draws each
+    matched input from 20 % below its own stated value to 20 % above it (triangular, most likely the value)."""
+    from sizing.uncertainty.engine import matched
+    scn, problems = load(BASE + "uncertainty:\n  inputs:\n    devices.*.price: {within: 20 %}\n")
+    assert scn is not None, problems
+    (rg,) = scn.uncertainty.ranges
+    assert (rg.shape, rg.get("within")) == ("within", 0.2)
+    assert rg.words() == "triangular, 20 % below to 20 % above the stated value, most likely that value"
+    cells, warned = matched(evaluate(scn), scn.uncertainty)
+    assert not warned
+    got = {key: (c.shape, c.get("low") * 3600, c.get("mode") * 3600, c.get("high") * 3600, c.text("high"))
+           for c, key in cells}
+    assert got["device.a.price"] == pytest.approx(("triangular", 2.0, 2.5, 3.0, "3 USD/hour"))
+    assert got["device.b.price"] == pytest.approx(("triangular", 1.6, 2.0, 2.4, "2.4 USD/hour"))
 
 
 def test_too_many_draws_and_unknown_keys_are_errors():
@@ -315,7 +334,7 @@ def test_the_workbook_shows_the_draws_as_labelled_values(result):
         rows.setdefault(ws.cell(i, 1).value, [ws.cell(i, j).value for j in range(2, 12)])
     head = next(v for k, v in rows.items() if k == "option")
     assert head[:4] == ["best in (share of cases)", "meets every requirement", "holds the model",
-                        "meets the response-time targets"]
+                        "meets the latency targets"]
     spread = result.simulation.decisions[0]
     for o in spread.options:
         got = rows[_option_label(result, o.option)]

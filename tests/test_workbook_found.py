@@ -106,7 +106,7 @@ def test_an_edit_that_keeps_the_rule_still_says_the_batches_were_found_for_the_i
     Summary said so ('OK'), while sizing, run on the edited scenario, bought another batch. The Summary counts the
     inputs edited since built and says what that means (the block's rule still holds: it says so); the Inputs row
     shows the value as built beside the edited one."""
-    from sizing.render.workbook.summary import AS_BUILT
+    from sizing.render.workbook.summary import AS_BUILT, PROVISIONAL
     assert edits_line(chat) == ("inputs edited since built", 0, AS_BUILT)
     assert edits_line(recalc([chat])[0]) == ("inputs edited since built", 0, AS_BUILT)
     status, rows = edited(chat, recalc, tmp_path, "dev.h100.costs.amortisation", 5)
@@ -118,6 +118,11 @@ def test_an_edit_that_keeps_the_rule_still_says_the_batches_were_found_for_the_i
     assert count == 1 and words.startswith("see Inputs, the last column. Every figure follows the edits, but batches "
                                            "sizing found and automatic alternatives were searched for the inputs as "
                                            "built: run sizing pull, then sizing build")
+    summary = openpyxl.load_workbook(again, data_only=True)["Summary"]
+    rec = next(c for c in summary["A"] if c.value == "recommendation")
+    assert summary.cell(rec.row, 3).value == PROVISIONAL                 # beside the live recommendation
+    as_built = openpyxl.load_workbook(chat, data_only=True)["Summary"]
+    assert as_built.cell(rec.row, 3).value in (None, "")
     ws = openpyxl.load_workbook(again, data_only=True)["Inputs"]
     (row,) = [c.row for c in ws["G"] if c.value == "dev.h100.costs.amortisation"]
     head = [c.value for c in ws[4]]

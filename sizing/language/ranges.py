@@ -9,10 +9,12 @@ from .types import SLUG, FieldType, described, object_schema
 MAX_DRAWS = 1_000_000           # 100,000 draws take well under a second; a million, a few
 DEFAULT_DRAWS = 10_000
 # The shapes a range may take, by the keys that give it.
-SHAPES = {("high", "low"): "uniform", ("high", "low", "mode"): "triangular", ("median", "p95"): "lognormal"}
-BOUNDS = ("low", "mode", "high", "median", "p95")
+SHAPES = {("high", "low"): "uniform", ("high", "low", "mode"): "triangular", ("median", "p95"): "lognormal",
+          ("within",): "within"}
+BOUNDS = ("low", "mode", "high", "median", "p95", "within")
 SHAPE_HELP = ("a range is {low, high} (uniform), {low, mode, high} (triangular) or {median, p95} (lognormal), "
-              "each with the input's unit, and an optional group")
+              "each with the input's unit, or {within: 20 %} (triangular from 20 % below each value the scenario "
+              "states to 20 % above it, most likely that value), and an optional group")
 # Where an input path may point: `<entries>.<id or *>.<field path>`.
 ENTRY_KINDS = {"devices": "device", "models": "model", "workloads": "workload"}
 PATH_PATTERN = r"^(devices|models|workloads)\.(\*|[a-z0-9][a-z0-9._-]*?)\.[a-z0-9_.]+$"
@@ -33,7 +35,8 @@ class RangesOf(FieldType):
 
     def json_schema(self, f) -> dict:
         amount = {"anyOf": [{"type": "number"}, {"type": "string", "minLength": 1}]}
-        one_range = {"type": "object", "properties": {**{k: amount for k in BOUNDS},
+        one_range = {"type": "object", "properties": {**{k: amount for k in BOUNDS if k != "within"},
+                                                      "within": {"type": "string"},
                                                       "group": {"type": "string", "pattern": SLUG.pattern}},
                      "additionalProperties": False,
                      "oneOf": [{"required": list(keys), "not": {"anyOf": [{"required": [k]} for k in BOUNDS

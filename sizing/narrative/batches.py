@@ -40,7 +40,8 @@ def found_words(r: Results, wid: str, also: str = "") -> str:
     on = "; ".join(f"batch {w.get('batch')} on the {' and the '.join(slower(r, d, kind) for d in w.found)}"
                    for w in found)
     held = any({v for x, v in w.found_as if x == d} == {"fleet"} for w in found for d in w.found)
-    floor = ", or, where renting on demand is its best, holds its devices all month for no more" if held else ""
+    floor = (", and where a fleet held all month costs least at another batch (saving 5 % on its fleet there, or "
+             "costing no more than renting on demand), at that batch too") if held else ""
     return (f"The scenario states batch {stated}{also}; sizing also ranks a device at the batch that costs it least "
             f"where that saves 5 % or more and leaves a tenth of each latency target to spare, or meets each at the "
             f"median speed of the device's published runs where they ran slower (3 runs at least){floor} (found by "

@@ -11,7 +11,7 @@ from ..results import Decision
 from ..uncertainty.summary import DecisionSpread
 from .margin import close_call
 from .memo import input_words, money_of, option_words
-from .common import shown_gap
+from .common import objective_words, shown_gap
 
 NAMED = 3               # options a sentence names by their share of wins
 
@@ -62,6 +62,11 @@ def sentence(r: Results, dec: Decision) -> str:
     if s.none_qualifies > 0:
         others.append(f"none qualifies in {share(s.none_qualifies)}")
     out = lead + ("; " + ", ".join(others) if others else "") + "."
+    mine = s.option(s.subject) if s.subject else None
+    if mine is not None and mine.objective is not None and "USD" in dec.unit and not dec.maximise:
+        low, mid, high = (human(x, dec.unit) for x in mine.objective)     # a signer: the budget range on page one
+        out += (f" Where it meets every requirement, its {objective_words(dec)} runs {low} to {high} (5th to 95th "
+                f"percentile; median {mid}).")
     if close_call(dec, r):
         out += (" These shares take the speed estimates as right; the lead is within how far published runs have "
                 "missed them, so it stays a close call.")
@@ -87,12 +92,12 @@ def label(r: Results, dec: Decision, oid: str) -> str:
 
 # What an option that fails a requirement in a draw does there, by requirement.
 MISSES = {"fits_memory": "does not fit in memory", "fits": "does not fit in memory",
-          "meets_targets": "misses a response-time target", "budget": "goes over the budget",
+          "meets_targets": "misses a latency target", "budget": "goes over the budget",
           "cloud": "cannot be had in the cloud", "on-prem": "cannot be had on premises",
           "edge": "cannot be had at the edge"}
 
 # A requirement as a column heading: the share of draws in which an option ...
-MEETS = {"fits_memory": "holds the model", "fits": "holds the model", "meets_targets": "meets the response-time targets",
+MEETS = {"fits_memory": "holds the model", "fits": "holds the model", "meets_targets": "meets the latency targets",
          "budget": "within the budget", "cloud": "can be had in the cloud", "on-prem": "can be had on premises",
          "edge": "can be had at the edge"}
 

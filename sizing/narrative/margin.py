@@ -84,14 +84,14 @@ def few_runs(runs: list[float]) -> str:
     return f"{len(runs)} published run{'' if len(runs) == 1 else 's'}, {at}: too few for a median"
 
 
-def median_costs(r: Results, dec: Decision) -> tuple[dict, dict] | None:
+def median_costs(r: Results, dec: Decision, other: Option | None = None) -> tuple[dict, dict] | None:
     """For the recommendation and the runner-up, priced in money: the median measured / predicted speed of each
     device's published runs (MEDIAN_RUNS or more) and each option's cost with its device at that speed (the engine
     re-run with the device's rates scaled by it and its fixed latencies by its inverse, so every time scales and
     the replicas, spares and minimums follow as the fleet's own formulas have them; an option without enough runs,
     measured by a record, or the hosted API stays as it is; None where it would no longer qualify); None when
-    neither has enough runs."""
-    best, second = dec.best, runner_up(dec)
+    neither has enough runs. `other`: that option in place of the runner-up (the best on another device)."""
+    best, second = dec.best, other or runner_up(dec)
     if dec.maximise or "USD" not in dec.unit or None in (best, second) or None in (best.value, second.value):
         return None
     speeds = {o.id: statistics.median(runs) for o in (best, second)
@@ -135,27 +135,28 @@ def adjusted_lead(r: Results, dec: Decision) -> float | None:
     return lead_at(dec, median_costs(r, dec))
 
 
-def lead_at(dec: Decision, got: tuple[dict, dict] | None) -> float | None:
+def lead_at(dec: Decision, got: tuple[dict, dict] | None, other: Option | None = None) -> float | None:
     """The runner-up's cost over the recommendation's, from median_costs' answer (None: none; 0 where only the
     recommendation stops qualifying, inf where only the runner-up does)."""
     if got is None:
         return None
-    mine, theirs = got[1][dec.best.id], got[1][runner_up(dec).id]
+    mine, theirs = got[1][dec.best.id], got[1][(other or runner_up(dec)).id]
     if mine is None or theirs is None:
         return None if mine is None and theirs is None else 0.0 if mine is None else math.inf
     return theirs / mine
 
 
-def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
+def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None, other: Option | None = None) -> str:
     """' If each runs at the median speed of its device's published runs (Instinct MI300X 0.77x, H200 SXM 141GB
     1.02x the predicted speed), they cost about $6,271/month and $6,475/month: the lead shrinks to 1.03x.', from
-    median_costs' answer (None: nothing to say)."""
+    median_costs' answer (None: nothing to say); `other` in place of the runner-up, called 'that option'."""
     from .common import device_name
 
     if got is None:
         return ""
     speeds, cost = got
-    best, second = dec.best, runner_up(dec)
+    best, second = dec.best, other or runner_up(dec)
+    them = "that option" if other is not None else "the runner-up"
     said = []
     for o in (best, second):
         if o is second and o.device == best.device and o.id in speeds and best.id in speeds:
@@ -166,20 +167,21 @@ def at_medians(r: Results, dec: Decision, got: tuple[dict, dict] | None) -> str:
             said.append("the hosted API at its price" if o.variant == "api" else
                         f"{device_name(r, o.device)} as measured" if o.measured_by else
                         f"{device_name(r, o.device)} as predicted ({few_runs(own_runs(r, dec, o))})")
-    lead = lead_at(dec, got)
+    lead = lead_at(dec, got, other)
     if lead is None:
         return (f" At the median speeds of the devices' published runs ({'; '.join(said)}) neither would meet "
                 "every requirement.")
-    names = ("the recommendation", "the runner-up")
+    names = ("the recommendation", them)
     costs = " and ".join(f"{who} would not meet every requirement" if cost[o.id] is None else
                          f"{who} would cost {human(cost[o.id], dec.unit)}" for who, o in zip(names, (best, second)))
     if all(cost[o.id] is not None for o in (best, second)):
         costs = "they would cost " + " and ".join(human(cost[o.id], dec.unit) for o in (best, second))
-    verdict = ("the runner-up would be the one that qualifies" if lead == 0 else
+    before = second.value / best.value if other is not None else margin(dec)
+    verdict = (f"{them} would be the one that qualifies" if lead == 0 else
                "the recommendation would be the only one that qualifies" if math.isinf(lead) else
-               f"the runner-up would be cheaper, by {1 / lead:.2f}x" if lead < 1 else
-               f"the lead stays {lead:.2f}x" if f"{lead:.2f}" == f"{margin(dec):.2f}" else
-               f"the lead {'shrinks' if lead < margin(dec) else 'grows'} to {lead:.2f}x")
+               f"{them} would be cheaper, by {1 / lead:.2f}x" if lead < 1 else
+               f"the lead stays {lead:.2f}x" if f"{lead:.2f}" == f"{before:.2f}" else
+               f"the lead {'shrinks' if lead < before else 'grows'} to {lead:.2f}x")
     train = kind_of(pair_of(r, dec, best)) == "train"
     wid = best.workload or dec.workload
     sized = f"workload.{wid}.deadline" in r.inputs and f"workload.{wid}.devices" not in r.inputs

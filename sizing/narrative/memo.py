@@ -340,7 +340,14 @@ def fallback(r: Results, dec: Decision) -> str:
     best = "best" if dec.maximise or "USD" not in unit else "cheapest"
     more = (f"; {shown_gap(own.value, b.value, unit)} more"
             if "USD" in unit and not dec.maximise and b.value is not None and own.value > b.value else "")
-    return f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, unit)} (the {best} option {what}{more})."
+    said = f"If {unless}: {act[0].lower()}{act[1:]}, {human(own.value, unit)} (the {best} option {what}{more})."
+    held = min((o for o in dec.options if o.variant == "fleet" and o.passes and o.value is not None),
+               key=lambda o: -o.value if dec.maximise else o.value, default=None)
+    if own.variant == "busy_hours" and held is not None:     # a signer: the API's fallback was an unflagged floor
+        hact, _ = action(r, dec, held)
+        said += (f" That is a floor: it assumes devices can be had the moment traffic rises; held all month, "
+                 f"{hact[0].lower()}{hact[1:]}, {human(held.value, unit)}.")
+    return said
 
 
 def objective_unit(dec: Decision) -> tuple[str, str | None]:
@@ -358,9 +365,13 @@ def margin_words(r: Results, dec: Decision) -> str:
     unit, display = objective_unit(dec)
     lead = margin(dec)
     if human(second.value, unit, display) == human(best.value, unit, display):
+        firm = best.variant == "fleet" and second.variant == "busy_hours"     # a signer: 'break the tie on substance'
+        why = ("a tie, ranked first as it holds its devices all month while the runner-up's figure is a floor that "
+               "assumes devices can be had the moment traffic rises" if firm else
+               "a tie (ranked in the order the options are listed); choose between them on what these figures leave "
+               "out")
         return (f"{option_words(r, second)} at {human(second.value, unit, display)}, the same "
-                f"{objective_words(dec)}: a tie (ranked in the order the options are listed); choose between them "
-                "on what these figures leave out." + (elsewhere(r, dec) if best.device == second.device else ""))
+                f"{objective_words(dec)}: {why}." + (elsewhere(r, dec) if best.device == second.device else ""))
     out = (f"{beside(r, second, best)} at {human(second.value, unit, display)}; {behind(dec, second, 'the runner-up')}"
            f"{break_even(r, dec, second)}.")
     got = median_costs(r, dec)
@@ -408,8 +419,17 @@ def elsewhere(r: Results, dec: Decision) -> str:
         return ""
     unit, display = objective_unit(dec)
     where = "the hosted API" if other.variant == "api" else "another device"
-    return (f" Best on {where}: {option_words(r, other)} at {human(other.value, unit, display)}; "
-            f"{behind(dec, other, 'that option')}{break_even(r, dec, other)}.")
+    out = (f" Best on {where}: {option_words(r, other)} at {human(other.value, unit, display)}; "
+           f"{behind(dec, other, 'that option')}{break_even(r, dec, other)}.")
+    if other.variant == "api" or not dec.best.value:     # the lead that rests on the devices' speeds: checked as the
+        return out                                       # runner-up's is (a signer re-costed the MI300X at 0.81x)
+    got = median_costs(r, dec, other)
+    out += at_medians(r, dec, got, other)
+    lead, shifted = other.value / dec.best.value, lead_at(dec, got, other)
+    if is_close(lead, shifted):
+        out += (f" A lead under {1 + M.CLOSE_CALL:g}x is within how far the estimates can be off: a close call; "
+                "confirm both with a measurement or a quote.")
+    return out
 
 
 def break_even(r: Results, dec: Decision, other: Option) -> str:
@@ -434,7 +454,7 @@ def break_even(r: Results, dec: Decision, other: Option) -> str:
 FAILED = {"deployment": "cannot be had where it must run", "budget": "is over the budget",
           "does not fit": "cannot hold the model and its working memory",
           "no rate at this precision": "cannot run at this precision",
-          "latency target": "answers too slowly for the response-time targets",
+          "latency target": "answers too slowly for the latency targets",
           "deadline": "does not finish by the deadline",
           "latency not stated": "has no stated response times to check against the targets (its provider's service "
                                 "level, under api:)"}
@@ -477,7 +497,7 @@ def reason(r: Results, dec: Decision, tag: str) -> str:
         return (f"Moving the data to and from the device takes most of the time, so the host link decides; {name} "
                 f"has the {word} {objective}.")
     if tag.startswith("cost: the cheaper device"):
-        return (f"{name} already answers within the response-time target, so a faster device would only cost "
+        return (f"{name} already answers within the latency target, so a faster device would only cost "
                 f"more.")
     if p is not None and p.kind == "train":
         return f"{name} finishes the run by its deadline at the {word} {objective}." \

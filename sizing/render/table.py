@@ -85,7 +85,7 @@ def sweep_lines(r: Results, s: SweepResult, width: int | None = None) -> list[st
         rows.append(cells)
     out = [f"sweep of {s.parameter} for {s.workload}{shown}"] + ["  " + ln for ln in table(rows, inside(width, 2))]
     if any(c == "n/a" for row in rows[1:] for c in row):
-        out += wrapped("  n/a: not priced at that value: the option does not fit in memory or misses a response-time "
+        out += wrapped("  n/a: not priced at that value: the option does not fit in memory or misses a latency "
                        "target there", width, "  ")
     return out
 

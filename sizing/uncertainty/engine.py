@@ -50,10 +50,11 @@ def matched(r, unc: Uncertainty) -> tuple[list[tuple[Range, str]], list[Problem]
                 key = f"{rg.kind}.{eid}.{name}"
                 if key in r.inputs and (key not in chosen or (chosen[key].id == "*" and rg.id != "*")):
                     chosen[key] = rg
-    out = [(rg, key) for rg in unc.ranges for key in sorted(k for k, x in chosen.items() if x is rg)]
+    out = [(rg.around(r.inputs[key].value.value, r.inputs[key].value.text), key) for rg in unc.ranges
+           for key in sorted(k for k, x in chosen.items() if x is rg)]       # `within`: at each input's own value
     problems = []
     for rg in unc.ranges:
-        if not any(x is rg for x, _ in out):
+        if rg not in chosen.values():
             problems.append(Problem(rg.file, rg.line, rg.col, f"uncertainty.inputs.{rg.path}",
                                     "no compared workload reads this input (or a range naming its id wins), so the "
                                     "range moves nothing", "warning", code="range-unused"))

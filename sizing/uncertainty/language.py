@@ -48,6 +48,24 @@ class Range:
     def kind(self) -> str:
         return ENTRY_KINDS[self.entries]
 
+    def around(self, value: float, text: str) -> "Range":
+        """A `within` range made concrete at an input's stated value: triangular from (1 − share) × value to (1 + share)
+        × value, most likely the value; its bounds written in the value's own unit ('1.48 USD/hour')."""
+        if self.shape != "within":
+            return self
+        share = self.get("within")
+        number, _, unit = text.partition(" ")
+        try:
+            written = float(number.replace(",", ""))
+        except ValueError:
+            written, unit = value, ""
+
+        def shown(k: float) -> str:
+            return f"{written * k:.4g}{' ' + unit if unit else ''}"
+        return replace(self, shape="triangular", bounds=(("low", value * (1 - share)), ("mode", value),
+                                                         ("high", value * (1 + share))),
+                       texts=(("low", shown(1 - share)), ("mode", shown(1)), ("high", shown(1 + share))))
+
     def quantile(self, u: np.ndarray) -> np.ndarray:
         """The inverse distribution function at u in (0, 1): draws from uniform u."""
         if self.shape == "uniform":
@@ -69,6 +87,8 @@ class Range:
             return f"uniform, {t['low']} to {t['high']}"
         if self.shape == "triangular":
             return f"triangular, {t['low']} to {t['high']}, most likely {t['mode']}"
+        if self.shape == "within":
+            return f"triangular, {t['within']} below to {t['within']} above the stated value, most likely that value"
         return f"lognormal, median {t['median']}, 95th percentile {t['p95']}"
 
 
@@ -238,6 +258,12 @@ def range_of(chk: Checker, key: Scalar, node: Node, group: str, eid: str, fpath:
     for k, child in node.entries:
         if k.text == "group":
             v = chk.leaf(child, S.Field("group", S.Slug(), "group"), f"{path}.group")
+        elif k.text == "within":          # a share of each stated value, whatever the field's unit
+            v = chk.leaf(child, S.Field("within", S.Fraction(), "within"), f"{path}.within")
+            if v is not None and not 0 < v.value < 1:
+                chk.problem(child, f"{path}.within", f"'{v.text}' must lie between 0 % and 100 % (exclusive): the "
+                            "share below and above each stated value, e.g. 20 %", "bad-range")
+                return None
         else:
             v = chk.leaf(child, replace(f, required=False), f"{path}.{k.text}")
             if v is not None and not in_currency(chk, v, f"{path}.{k.text}"):
@@ -245,12 +271,13 @@ def range_of(chk: Checker, key: Scalar, node: Node, group: str, eid: str, fpath:
         if v is None:
             return None
         values[k.text] = v
-    order = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "lognormal": ("median", "p95")}[shape]
+    order = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "lognormal": ("median", "p95"),
+             "within": ("within",)}[shape]
     xs = [values[k].value for k in order]
     if shape == "lognormal" and xs[0] <= 0:
         chk.problem(values["median"], f"{path}.median", "a lognormal range's median is greater than zero", "bad-range")
         return None
-    if xs[0] >= xs[-1] or any(a > b for a, b in zip(xs, xs[1:])):
+    if shape != "within" and (xs[0] >= xs[-1] or any(a > b for a, b in zip(xs, xs[1:]))):
         words = "low < high and low <= mode <= high" if shape != "lognormal" else "median < p95"
         chk.problem(node, path, f"the range is out of order: {words}; got "
                     f"{', '.join(f'{k} {values[k].text}' for k in order)}", "bad-range")

@@ -55,6 +55,7 @@ RUN_SPELLED = {"own": "own (bought: run's write-off share)", "rent": "rent (for 
 
 OK, FAILED = "OK", "FAILED: see Checks"
 AS_BUILT = "none: every figure is sizing's own for the scenario"
+PROVISIONAL = "provisional: inputs edited; sizing, run on them, may find another batch and recommend otherwise"
 EDITED = ("see Inputs, the last column. Every figure follows the edits, but batches sizing found and automatic "
           "alternatives were searched for the inputs as built: run sizing pull, then sizing build, to search again")
 
@@ -106,6 +107,8 @@ def decision_summary(b: Book, ws: Sheet, row: int, dec: Decision, name: str, cho
     put_text(ws, row + 1, 1, "recommendation")
     rec = b.named[name]
     put(ws, row + 1, 2, f"={name}", value_of=rec.cached).bold = True
+    put(ws, row + 1, 3, f'=IF({INPUTS_EDITED}>0,"{PROVISIONAL}","")', value_of="")    # a finance reviewer: mark it
+    ws.condition(f"C{row + 1}", type="text", criteria="begins with", value=PROVISIONAL[:11], fill=CHECK_BAD)
     put_text(ws, row + 2, 1, "ranked by")
     put_text(ws, row + 2, 2, b.objective.get(name, ""))
     labels = b.serving if serving else RUN
