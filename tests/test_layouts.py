@@ -308,7 +308,8 @@ def test_a_training_option_that_misses_its_deadline_is_said_to_and_reads_apart_f
     """A new user's 70B LoRA with tensor 2 as an alternative: page one said the as-written MI300X 'answers too slowly
     for the latency targets', and its sensitivity named 'Instinct MI300X' as what would replace the Instinct
     MI300X (tensor 2) recommended."""
-    from sizing.narrative.memo import apart_from, reason
+    from sizing.narrative.memo import apart_from
+    from sizing.narrative.verdict import reason
     from sizing.narrative import why
     from sizing.render.report.memo import meets
     text = LORA_70B.replace("    deadline: 3 day\n", "    deadline: 3 day\n    devices: 2\n    alternatives:\n      tp2: "

@@ -13,7 +13,8 @@ import pytest
 from helpers import results_of, shipped_report
 from sizing.evaluate import evaluate
 from sizing.narrative.glossary import terms_in
-from sizing.narrative.memo import input_words, margin_words
+from sizing.narrative.lead import margin_words
+from sizing.narrative.memo import input_words
 from sizing.narrative.risks import risks, source_age
 from sizing.narrative.common import figure
 from sizing.narrative.money import money_text
@@ -260,11 +261,11 @@ def test_the_sign_off_block_and_provenance_say_who_and_when():
 
 
 def test_a_lead_the_medians_reverse_says_the_runner_up_would_be_cheaper(monkeypatch):
-    from sizing.narrative import margin, memo
+    from sizing.narrative import lead, margin
     moe = as_stated("moe-mixtral-serving")    # the batch as stated: on demand first (at batch 64 all month ties it)
     second = margin.runner_up(moe.decision)
     monkeypatch.setattr(margin, "own_runs", lambda r, dec, o: [0.5] * 3 if o.device == "mi300x" else [1.0] * 3)
-    words = memo.margin_words(moe, moe.decision)
+    words = lead.margin_words(moe, moe.decision)
     v = moe.pair("chat", "mi300x").values              # at half speed, 1.69 replicas busy on average + 1 spare
     slow = (max(1, v["average_rate"] / (v["requests_per_s"] * 0.5 * 0.75)) + 1) * 1.85 * 730.5
     assert f"they would cost ${slow:,.0f}/month and ${second.value:,.0f}/month: the runner-up would be cheaper, " \
@@ -332,7 +333,7 @@ def test_a_lead_in_a_count_reads_as_fewer_not_as_money():
     scn, problems = load_scenario_bytes(text.encode(), "count.yaml")
     assert scn is not None, problems
     from sizing.evaluate import evaluate
-    from sizing.narrative.memo import reason
+    from sizing.narrative.verdict import reason
     r = evaluate(scn)
     best, second = r.decision.best, next(o for o in r.decision.options if o.rank == 2)
     words = margin_words(r, r.decision)
@@ -383,7 +384,7 @@ def test_an_api_whose_response_times_are_not_stated_is_not_called_slow():
     them; page one and the options table said it 'answers too slowly' (a new user's first report)."""
     from sizing.evaluate import evaluate
     from sizing.narrative import why
-    from sizing.narrative.memo import reason
+    from sizing.narrative.verdict import reason
     from sizing.render.report.memo import meets
     from sizing.render.table import render
 
@@ -477,7 +478,7 @@ def test_a_runner_up_on_the_same_device_is_followed_by_the_best_on_another():
 def test_a_training_decision_says_what_it_holds_and_how_much_deadline_is_left():
     """The training requirements read 'holds the model and its working memory' (a serving term: the glossary
     calls working memory the KV cache) and 'finishes within 30 days' with 0.6 days to spare unsaid."""
-    from sizing.narrative.memo import requirements
+    from sizing.narrative.verdict import requirements
     text = (ROOT / "scenarios" / "pretrain-deadline.yaml").read_text()
     written = text.replace("    deadline: 30 day\n", "    deadline: 30 day\n    devices: 30\n") + "compare: [b200]\n"
     r = evaluate(load_scenario_bytes(written.encode(), "s.yaml")[0])          # its 30 B200s as written
@@ -526,7 +527,8 @@ def test_an_api_recommendation_reads_as_a_signer_checks_it():
     input price is per input token; the hosted API's capacity is the rate limit to ask for (12 requests/s × 1,500
     input and × 250 output tokens)."""
     from sizing import currency
-    from sizing.narrative.memo import fallback, requirements
+    from sizing.narrative.memo import fallback
+    from sizing.narrative.verdict import requirements
     from sizing.render.report.sensitivity import sensitivity
     currency.rendered(lambda r: check_eur_api(r, fallback, requirements, sensitivity))(
         results("eu-assistant-eur").written)   # as written: sizing's batch 47 on the L40S beats the API

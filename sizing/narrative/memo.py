@@ -6,24 +6,20 @@ from __future__ import annotations
 
 import math
 
-import statistics
 
 from dataclasses import dataclass
 
 from .. import alternatives
 from .. import formulas as F
-from ..catalog import within
 from ..decide import MONTHLY, pair_of
 from ..evaluate import Results
 from ..formulas.common import HORIZON, MONTH
 from ..render.format import human, number, percent
 from ..results import Decision, Option
 
-from .common import device_name, objective_words, role_value, shown_gap
-from . import margin as M
-from .margin import KIND_RUNS, at_medians, best_elsewhere, is_close, kind_of, lead_at, margin, median_costs, runner_up
+from .common import shown_gap
 from .money import busy_devices, committed, plural
-from .training import filled, servers
+from .training import servers
 
 # Inputs as a reader names them (the role's description where none is given here).
 WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficiency": "compute efficiency",
@@ -354,218 +350,6 @@ def objective_unit(dec: Decision) -> tuple[str, str | None]:
     """The unit a decision's objective is computed in and the one it is shown in."""
     d = F.definition(dec.quantity)
     return (d.unit, d.display) if d else (dec.unit, None)
-
-
-def margin_words(r: Results, dec: Decision) -> str:
-    """'Runner-up: H200 SXM 141GB rented on demand as traffic needs at $6,437/month; the recommendation costs
-    $1,731/month less (the runner-up costs 1.37x as much).' and, under a factor of 1.3, why that is a close call."""
-    best, second = dec.best, runner_up(dec)
-    if best is None or second is None or best.value is None or second.value is None:
-        return "none: no other option meets every requirement." if best else ""
-    unit, display = objective_unit(dec)
-    lead = margin(dec)
-    if human(second.value, unit, display) == human(best.value, unit, display):
-        firm = best.variant == "fleet" and second.variant == "busy_hours"     # a signer: 'break the tie on substance'
-        why = ("a tie, ranked first as it holds its devices all month while the runner-up's figure is a floor that "
-               "assumes devices can be had the moment traffic rises" if firm else
-               "a tie (ranked in the order the options are listed); choose between them on what these figures leave "
-               "out")
-        return (f"{option_words(r, second)} at {human(second.value, unit, display)}, the same "
-                f"{objective_words(dec)}: {why}." + (elsewhere(r, dec) if best.device == second.device else ""))
-    out = (f"{beside(r, second, best)} at {human(second.value, unit, display)}; {behind(dec, second, 'the runner-up')}"
-           f"{break_even(r, dec, second)}.")
-    got = median_costs(r, dec)
-    out += at_medians(r, dec, got)
-    shifted = lead_at(dec, got)
-    if best.device == second.device and "api" not in (best.variant, second.variant) and shifted == 0:
-        out += (f" Both run on the {device_name(r, best.device)}, the recommendation closer to a latency target: a "
-                "slower device than estimated would make it miss; confirm the speed with a measurement before "
-                "relying on it.") + elsewhere(r, dec)
-    elif best.device == second.device and "api" not in (best.variant, second.variant):
-        out += (f" Both run on the {device_name(r, best.device)}: an error in its speed estimate moves them alike, "
-                "so the lead does not rest on it.") + elsewhere(r, dec)
-    elif is_close(lead, shifted):
-        lead = min(lead, max(shifted, 1 / shifted)) if shifted else lead
-        near, runs = within(KIND_RUNS.get(kind_of(pair_of(r, dec, best)), ()), lead - 1)
-        evidence = (f" ({runs - near} of {runs} published runs of this kind of work missed their prediction by more "
-                    f"than {lead:.2f}x; the method says how far to trust the estimates)" if runs else "")
-        out += (f" A lead under {1 + M.CLOSE_CALL:g}x is within how far the estimates can be off{evidence}: a close "
-                "call; confirm both with a measurement or a quote.")
-    return out
-
-
-def behind(dec: Decision, other: Option, called: str, versus: str = "") -> str:
-    """How far `other` trails the recommendation, as shown: 'the recommendation costs $1,731/month less (the
-    runner-up costs 1.37x as much)', 'the recommendation is 12 tokens/s higher in its ... (1.20x the runner-up's)'."""
-    best = dec.best
-    unit, display = objective_unit(dec)
-    more, less = (best.value, other.value) if dec.maximise else (other.value, best.value)
-    money = "USD" in unit
-    word = "less" if money else ("higher" if dec.maximise else "lower")
-    subject = "recommendation costs" if money else "recommendation is"
-    factor = "" if less <= 0 else (f" ({more / less:.2f}x {called}'s)" if dec.maximise else
-                                   f" ({called} costs {more / less:.2f}x as much{versus})" if money else
-                                   f" ({called}'s figure is {more / less:.2f}x as high)")
-    return (f"the {subject} {shown_gap(other.value, best.value, unit, display)} {word}"
-            f"{'' if money else f' in its {objective_words(dec)}'}{factor}")
-
-
-def elsewhere(r: Results, dec: Decision) -> str:
-    """Where the runner-up runs on the recommendation's device: the best ranked option on another device or the
-    hosted API and how far it trails (' Best on another device: H100 SXM5 80GB at $1,793; the recommendation costs
-    $748 less (it costs 1.72x as much as the recommendation).'); nothing when there is none."""
-    other = best_elsewhere(dec)
-    if other is None:
-        return ""
-    unit, display = objective_unit(dec)
-    where = "the hosted API" if other.variant == "api" else "another device"
-    out = (f" Best on {where}: {option_words(r, other)} at {human(other.value, unit, display)}; "
-           f"{behind(dec, other, 'that option')}{break_even(r, dec, other)}.")
-    if other.variant == "api" or not dec.best.value:     # the lead that rests on the devices' speeds: checked as the
-        return out                                       # runner-up's is (a signer re-costed the MI300X at 0.81x)
-    got = median_costs(r, dec, other)
-    out += at_medians(r, dec, got, other)
-    lead, shifted = other.value / dec.best.value, lead_at(dec, got, other)
-    if is_close(lead, shifted):
-        out += (f" A lead under {1 + M.CLOSE_CALL:g}x is within how far the estimates can be off: a close call; "
-                "confirm both with a measurement or a quote.")
-    return out
-
-
-def break_even(r: Results, dec: Decision, other: Option) -> str:
-    """The hourly price up to which the recommendation stays ahead of `other` on another device, where its cost is
-    its hourly price times what it uses (rented, with or without a commitment discount) and `other`'s is not:
-    '; it stays the cheaper up to $3.16/hour per Instinct MI300X (the scenario's $1.85/hour)' (procurement reviewers
-    asked which device's price, and read 'today' of a price 23 months old)."""
-    best = dec.best
-    price = r.inputs.get(f"device.{best.device}.price")
-    p = pair_of(r, dec, best)
-    apart = other.device != best.device or other.variant == "api"
-    if dec.maximise or not apart or price is None or p is None or p.values.get("cost_basis") not in ("rent",
-            "reserved") or not best.value or other.value is None or other.value <= best.value \
-            or "USD" not in objective_unit(dec)[0]:
-        return ""
-    today = price.value.value
-    return (f"; it stays the cheaper up to {human(today * other.value / best.value, 'USD/s', 'USD/hour')} per "
-            f"{short_name(r, best.device)} (the scenario's {human(today, 'USD/s', 'USD/hour')}), the rest as assumed")
-
-
-# The decisive reason, by the dominant constraint the engine found (narrative.why's tag).
-FAILED = {"deployment": "cannot be had where it must run", "budget": "is over the budget",
-          "does not fit": "cannot hold the model and its working memory",
-          "no rate at this precision": "cannot run at this precision",
-          "latency target": "answers too slowly for the latency targets",
-          "deadline": "does not finish by the deadline",
-          "latency not stated": "has no stated response times to check against the targets (its provider's service "
-                                "level, under api:)"}
-
-
-def reason(r: Results, dec: Decision, tag: str) -> str:
-    """One sentence a non-engineer reads: why the recommendation wins."""
-    b = dec.best
-    if b is None:
-        return "No option meets every requirement: the table below gives each option's shortfall."
-    name, word = option_words(r, b), "highest" if dec.maximise else "lowest"
-    objective = objective_words(dec)
-    if tag in FAILED:
-        cheapest = min((o for o in dec.options if o.value is not None and o.failures),
-                       key=lambda o: -o.value if dec.maximise else o.value, default=None)
-        if cheapest is not None:
-            return (f"The option with the {word} {objective}, {option_words(r, cheapest)}, {FAILED[tag]}; {name} "
-                    f"is the best that meets every requirement.")
-    p = pair_of(r, dec, b)
-    if tag.startswith("cost: renting"):
-        util = r.inputs.get(f"workload.{b.workload or dec.workload}.traffic.utilisation")
-        if util is not None and util.value.value >= 1:     # steady traffic: not below its peak (a new user read that)
-            return ("Paying by the hour for the device-time the traffic keeps busy costs less than holding whole "
-                    f"devices sized for the peak with room to spare; {name} does so at the {word} {objective}.")
-        return ("Traffic is below its peak most of the month, so paying by the hour for the devices it keeps busy "
-                f"costs less than holding a fleet sized for the peak; {name} does so at the {word} {objective}.")
-    if tag.startswith("cost: the hosted API"):
-        if not any(o.passes for o in dec.options if o.variant != "api"):     # none priced: nothing it costs less than
-            return ("No option on devices meets every requirement (the options table says what each fails); the "
-                    "hosted API is the only one that does, at its provider's stated service level.")
-        return "At this traffic, paying the hosted API per token costs less than running any fleet."
-    if tag == "memory-bound":
-        return (f"Generating text is limited by how fast a chip reads the model from memory, not by its arithmetic, "
-                f"so memory speed{' and price' if 'USD' in dec.unit else ''} decide{'' if 'USD' in dec.unit else 's'}; "
-                f"{name} meets every requirement at the {word} {objective}.")
-    if tag == "compute-bound":
-        return (f"At this batch the work is limited by the chips' arithmetic rate; {name} meets every requirement "
-                f"at the {word} {objective}.")
-    if tag == "link-bound":
-        return (f"Moving the data to and from the device takes most of the time, so the host link decides; {name} "
-                f"has the {word} {objective}.")
-    if tag.startswith("cost: the cheaper device"):
-        return (f"{name} already answers within the latency target, so a faster device would only cost "
-                f"more.")
-    if p is not None and p.kind == "train":
-        return f"{name} finishes the run by its deadline at the {word} {objective}." \
-            if isinstance(p.values.get("meets_targets"), bool) else f"{name} has the {word} {objective}."
-    return f"{name} meets every requirement at the {word} {objective}." if dec.require else \
-        f"{name} has the {word} {objective}."
-
-
-def requirements(r: Results, dec: Decision) -> list[str]:
-    """What every option was checked against, in words with the scenario's figures."""
-    w = f"workload.{dec.workload}"
-    out = []
-    best = pair_of(r, dec, dec.best) if dec.best else None
-    v = best.values if best else {}
-    if "fits_memory" in dec.require:
-        train = best is not None and best.kind == "train"
-        used = filled(v) if train else None
-        out.append(("holds the training state and its activations" if train else
-                    "holds the model and its working memory")
-                   + (f" (the recommendation fills {used * 100:.1f} % of each device's usable memory)"
-                      if used is not None and used >= FULL else ""))
-    if "meets_targets" in dec.require:
-        for key, what in (("targets.per_token_p95", "time between tokens"), ("targets.ttft_p95",
-                          "time to first token"), ("targets.latency_p95", "latency")):
-            if (text := given(r, f"{w}.{key}")) is not None:
-                out.append(f"{what} at most {text} for 95 % of requests")
-        if (text := given(r, f"{w}.deadline", "days")) is not None:
-            left = v.get("deadline_spare")
-            spare = left * 100 if isinstance(left, float) and left >= 0 else None
-            said = None if spare is None else f"{spare:.1f} %" if spare < 10 else f"{spare:.0f} %"
-            runs = M.own_runs(r, dec, dec.best) if dec.best else []
-            seen = statistics.median(runs) if runs else None
-            late = (f"; its published {'run' if len(runs) == 1 else 'runs'} ran at {seen:.2f}x the predicted "
-                    f"speed{'' if len(runs) == 1 else ' (median)'}, which would miss it"
-                    if seen is not None and spare is not None and seen < 1 - spare / 100 else "")
-            out.append(f"finishes within {text}" + (
-                f" (the recommendation in {human(v['duration'], 's', 'days')}: {said} to spare; on its "
-                f"{count(v['devices'], 'device')} a speed more than {said} below the prediction misses it{late})"
-                if said and isinstance(v.get("devices"), float) else ""))
-    if (peak := given(r, f"{w}.traffic.peak")) is not None:
-        spare = role_value(r, best, "redundancy") if best else None
-        if dec.best is not None and dec.best.variant == "api":
-            out.append(f"serves a peak of {peak} (the provider's capacity, not modelled: {rate_limit(r, w)})")
-        else:
-            out.append(f"serves a peak of {peak}" + (f" with {count(spare, 'spare replica')}" if spare else ""))
-    for where in ("cloud", "on-prem", "edge"):
-        if where in dec.require:
-            out.append({"cloud": "can be had in the cloud", "on-prem": "can be had on premises",
-                        "edge": "can run at the edge"}[where])
-    for name, limit in dec.budget.items():
-        unit = "USD/month" if name == "monthly" else "USD"
-        what = {"monthly": "monthly budget", "capex": "capital budget", "total": "budget for the run"}[name]
-        out.append(f"within the {what} of {human(limit, unit)}")
-    return out
-
-
-FULL = 0.95              # a recommendation filling this share of its memory is said to
-
-
-def rate_limit(r: Results, w: str) -> str:
-    """The rate limit a hosted API must grant at the peak: 'ask for 12 requests/s, 18,000 input and 3,000 output
-    tokens/s'."""
-    peak = r.inputs[f"{w}.traffic.peak"].value.value
-    v = next((p.values for p in r.pairs if p.workload == w.removeprefix("workload.")), {})
-    tokens = [(v[q], side) for q, side in (("peak_input_tokens_per_s", "input"), ("peak_output_tokens_per_s", "output"))
-              if isinstance(v.get(q), float)]
-    per_s = " and ".join(f"{human(n, 'token/s').removesuffix(' tokens/s')} {side}" for n, side in tokens)
-    return f"ask for {human(peak, 'request/s')}" + (f", {per_s} tokens/s" if per_s else "")
 
 
 def given(r: Results, key: str, display: str | None = None) -> str | None:

@@ -11,7 +11,9 @@ from ...evaluate import Pair, Results
 from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label, objective_words, pairs_of, show,
                           value_words, verdict, why, workload_title)
 from ..format import aligned, human
-from ...narrative.memo import action, fallback, margin_words, option_words, reason, requirements, table_names
+from ...narrative.lead import margin_words
+from ...narrative.memo import action, fallback, option_words, table_names
+from ...narrative.verdict import reason, requirements
 from ...narrative.layouts import another
 from ...narrative.risks import risks
 from ...narrative.training import slow_words
