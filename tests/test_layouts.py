@@ -309,7 +309,7 @@ def test_a_training_option_that_misses_its_deadline_is_said_to_and_reads_apart_f
     for the latency targets', and its sensitivity named 'Instinct MI300X' as what would replace the Instinct
     MI300X (tensor 2) recommended."""
     from sizing.narrative.memo import apart_from
-    from sizing.narrative.verdict import reason
+    from sizing.narrative.checked import reason
     from sizing.narrative import why
     from sizing.render.report.memo import meets
     text = LORA_70B.replace("    deadline: 3 day\n", "    deadline: 3 day\n    devices: 2\n    alternatives:\n      tp2: "

@@ -333,7 +333,7 @@ def test_a_lead_in_a_count_reads_as_fewer_not_as_money():
     scn, problems = load_scenario_bytes(text.encode(), "count.yaml")
     assert scn is not None, problems
     from sizing.evaluate import evaluate
-    from sizing.narrative.verdict import reason
+    from sizing.narrative.checked import reason
     r = evaluate(scn)
     best, second = r.decision.best, next(o for o in r.decision.options if o.rank == 2)
     words = margin_words(r, r.decision)
@@ -384,7 +384,7 @@ def test_an_api_whose_response_times_are_not_stated_is_not_called_slow():
     them; page one and the options table said it 'answers too slowly' (a new user's first report)."""
     from sizing.evaluate import evaluate
     from sizing.narrative import why
-    from sizing.narrative.verdict import reason
+    from sizing.narrative.checked import reason
     from sizing.render.report.memo import meets
     from sizing.render.table import render
 
@@ -478,7 +478,7 @@ def test_a_runner_up_on_the_same_device_is_followed_by_the_best_on_another():
 def test_a_training_decision_says_what_it_holds_and_how_much_deadline_is_left():
     """The training requirements read 'holds the model and its working memory' (a serving term: the glossary
     calls working memory the KV cache) and 'finishes within 30 days' with 0.6 days to spare unsaid."""
-    from sizing.narrative.verdict import requirements
+    from sizing.narrative.checked import requirements
     text = (ROOT / "scenarios" / "pretrain-deadline.yaml").read_text()
     written = text.replace("    deadline: 30 day\n", "    deadline: 30 day\n    devices: 30\n") + "compare: [b200]\n"
     r = evaluate(load_scenario_bytes(written.encode(), "s.yaml")[0])          # its 30 B200s as written
@@ -528,7 +528,7 @@ def test_an_api_recommendation_reads_as_a_signer_checks_it():
     input and × 250 output tokens)."""
     from sizing import currency
     from sizing.narrative.memo import fallback
-    from sizing.narrative.verdict import requirements
+    from sizing.narrative.checked import requirements
     from sizing.render.report.sensitivity import sensitivity
     currency.rendered(lambda r: check_eur_api(r, fallback, requirements, sensitivity))(
         results("eu-assistant-eur").written)   # as written: sizing's batch 47 on the L40S beats the API

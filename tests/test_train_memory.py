@@ -158,7 +158,7 @@ def test_the_published_peaks_are_predicted_within_a_quarter():
 
 
 def test_page_one_says_when_the_recommendation_nearly_fills_its_memory():
-    from sizing.narrative.verdict import requirements
+    from sizing.narrative.checked import requirements
     device = DEVICE.replace("memory_reserve: 10 %", "memory_reserve: 15 %")
     text = (f"sizing: 1\nname: t\ndevices:\n{device}models:\n{MODEL}workloads:\n  w: {{{BASE}, devices: 2, "
             "recompute: true}\ndecision: {objective: cost, require: [fits_memory]}\n")

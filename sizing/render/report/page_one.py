@@ -13,7 +13,7 @@ from ...narrative import (HOURS_PER_MONTH, defs, device_name, fleet_words, label
 from ..format import aligned, human
 from ...narrative.lead import margin_words
 from ...narrative.memo import action, fallback, option_words, table_names
-from ...narrative.verdict import reason, requirements
+from ...narrative.checked import reason, requirements
 from ...narrative.layouts import another
 from ...narrative.risks import risks
 from ...narrative.training import slow_words
