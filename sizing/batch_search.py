@@ -143,15 +143,16 @@ def search(r: Results, dec: Decision, spare: bool = False) -> list[Hint]:
                            (not o.passes or o.value is None or there[o.id].value < o.value * (1 - GAIN)))
             for o in mine:
                 x = there.get(o.id)
+                if x is None:
+                    continue
                 hint = Hint(o, b, x.value, stated, now.value if now is not None else None, tights[o.workload],
-                            ranked_at, saving) if x is not None else None
-                if hint is not None and (best is None or x.value < best.value):
+                            ranked_at, saving)
+                if best is None or x.value < best.value:
                     best = hint
-                if hint is not None and o.variant == "fleet":
+                if o.variant == "fleet":
                     fleet_at[b] = min(fleet_at.get(b, math.inf), x.value)
-                if hint is not None and o.variant == "fleet" and "fleet" in saving and \
-                        (held_all_month is None or x.value < held_all_month.value):
-                    held_all_month = replace(hint, variants=("fleet",))
+                    if "fleet" in saving and (held_all_month is None or x.value < held_all_month.value):
+                        held_all_month = replace(hint, variants=("fleet",))
         if best is not None and (best.now is None or best.value < best.now * (1 - GAIN)):
             hints.append(best)
             if spare and held_all_month is not None and held_all_month.batch != best.batch and \

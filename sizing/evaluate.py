@@ -13,6 +13,7 @@ from . import formulas as F
 # Input and derived are re-exported
 from .binding import Binder, Input, derived, input_values, not_offered, pair_plan  # noqa: F401
 from .errors import Problem
+from .pair_warnings import unfitting, warnings
 from .formulas.graph import Planned, QuantityDef
 from .decide import BUDGETS, decide
 from .results import Crossover, Decision
@@ -184,7 +185,6 @@ def evaluate_once(scn: Scenario) -> Results:
     env = run(pairs, binder.values())
     for p in pairs:
         p.values = {x.d.id: scalar(env[x.key]) for x in p.present()}
-    from .pair_warnings import unfitting, warnings
     problems = warnings(scn, pairs, binder.blanks) + ([] if scn.decisions else unfitting(scn, pairs))
     for dec in scn.decisions:
         for field_name, role in BUDGETS:

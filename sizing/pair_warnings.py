@@ -5,14 +5,17 @@ workload that does not fit."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from . import formulas as F
 from . import kinds as K
 from .binding import Input, arithmetic
 from .errors import Problem
-from .evaluate import Pair
 from .formulas.common import NO_RATE
 from .schema import Entity, Scenario
+
+if TYPE_CHECKING:                        # evaluate imports this module
+    from .evaluate import Pair
 
 
 def warnings(scn: Scenario, pairs: list[Pair], blanks: dict[str, Input]) -> list[Problem]:
@@ -65,8 +68,8 @@ def unfitting(scn: Scenario, pairs: list[Pair]) -> list[Problem]:
         if w is None or p.values.get("fits") is not False or w.alternative_of:
             continue
         need = p.values.get("devices_to_fit")
-        hint = f"; {need:,.0f} devices or more hold it (`devices` on the workload)" if isinstance(need, (int, float)) and \
-            math.isfinite(need) and need > 0 and p.kind != "train" else ""
+        counted = isinstance(need, (int, float)) and math.isfinite(need) and need > 0 and p.kind != "train"
+        hint = f"; {need:,.0f} devices or more hold it (`devices` on the workload)" if counted else ""
         what = "its duration and cost are for a run that cannot take place" if p.kind == "train" else \
             "its speeds and costs are for a replica that cannot run"
         out.append(Problem(scn.file, w.line, w.col, f"workloads.{w.id}", f"does not fit device {p.device} in memory: "

@@ -10,7 +10,7 @@ from ..render.format import human, percent
 from ..results import Decision
 from .common import shown_gap
 from .margin import CLOSE_CALL
-from .memo import option_words, stated_batch
+from .memo import option_words, stated_batch, told_apart
 
 __all__ = ["GAIN", "SHOWN", "batch_flip", "batch_hints", "batch_words"]
 
@@ -58,10 +58,7 @@ def slower(r: Results, did: str, kind: str) -> str:
 
 def short(r: Results, did: str) -> str:
     """A device's name; with its id where another compared device has the same name ('H100 SXM5 80GB (h100-pair)')."""
-    d = r.scenario.devices[did]
-    name = d.get("name") or did
-    twins = [x for x in r.scenario.compare if x != did and (r.scenario.devices[x].get("name") or x) == name]
-    return f"{name} ({did})" if twins else name
+    return told_apart(r, did, lambda r, x: r.scenario.devices[x].get("name") or x, r.scenario.compare)
 
 
 def batch_words(r: Results, dec: Decision, hints: list[Hint] | None = None) -> str:

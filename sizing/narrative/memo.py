@@ -40,8 +40,14 @@ WORDS = {"price": "hourly rental price", "purchase": "purchase price", "efficien
 def short_name(r: Results, did: str) -> str:
     """A device as a sentence names it: its catalog name without the parenthesis ('Instinct MI300X'), else its id;
     with its id where another of the scenario's devices has the same name ('H100 SXM5 80GB (h100-pair)')."""
-    name = catalog_short(r, did)
-    twins = [x for x in r.scenario.devices if x != did and catalog_short(r, x) == name]
+    return told_apart(r, did, catalog_short)
+
+
+def told_apart(r: Results, did: str, name_of, among=None) -> str:
+    """A device's name as `name_of(r, id)` gives it, with its id where another device (of `among`, else of the
+    scenario) has the same one."""
+    name = name_of(r, did)
+    twins = [x for x in (r.scenario.devices if among is None else among) if x != did and name_of(r, x) == name]
     return f"{name} ({did})" if twins and name != did else name
 
 

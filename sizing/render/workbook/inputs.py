@@ -46,7 +46,7 @@ def inputs_sheet(b: Book, ws: Sheet) -> None:
         row += 1
         for inp in inputs:
             if input_row(b, ws, row, inp, rules):
-                edited_cells(ws, row, built, inp)
+                edited_cells(ws, row, built)
             if inp.key in ranged:
                 put_text(ws, row, 10, ranged[inp.key], "sizing note")
             row += 1
@@ -77,7 +77,7 @@ BUILT = ("as built: the scenario's value, for comparison", "edited since built")
 EDITED_FILL = "FFEB9C"          # the input cells' yellow, darker: an edited row stands out
 
 
-def edited_cells(ws: Sheet, row: int, col: int, inp: Input) -> None:
+def edited_cells(ws: Sheet, row: int, col: int) -> None:
     """The value as built (blank where the scenario leaves it out) and whether the value cell differs from it now:
     the Summary counts the edited rows, so a reader knows the figures are no longer sizing's own."""
     typed = ws.cell(row, 2)
